@@ -1,0 +1,72 @@
+/**
+ * `netweir crawl FILE`: load the spider, layer its settings under `-s`, open the feeds, run the crawl, and turn
+ * the outcome into an exit status. SIGINT or SIGTERM stops it cleanly; a second one stops it at once.
+ */
+import { UsageError } from "../errors.ts";
+import { Crawl } from "../engine/crawl.ts";
+import { createLogger, type LogLevel } from "../log.ts";
+import { FeedSet, parseFeedTarget } from "../output/feeds.ts";
+import { runtime, type StopSignal } from "../runtime/mod.ts";
+import { resolveCrawlSettings } from "../settings/check.ts";
+import { Settings } from "../settings/settings.ts";
+import { spiderAttributeAllowed } from "../spider/callbacks.ts";
+import type { Spider } from "../spider/spider.ts";
+import type { CrawlCommandOptions } from "./crawl_options.ts";
+import { loadSpiders, pickSpider } from "./load_spiders.ts";
+
+/** Exit statuses of a crawl stopped by a signal, as a shell reports them. */
+const SIGNAL_EXIT: Record<StopSignal, number> = { SIGINT: 130, SIGTERM: 143 };
+
+/** Sets `-a NAME=VALUE` arguments as string attributes, refusing names the identifier rule forbids. */
+export function applySpiderArgs(spider: Spider, args: readonly string[]): void {
+  for (const arg of args) {
+    const eq = arg.indexOf("=");
+    const name = eq < 0 ? arg : arg.slice(0, eq);
+    const problem = spiderAttributeAllowed(name);
+    if (eq < 0 || problem) throw new UsageError(`spider argument ${name}: ${problem ?? "must be NAME=VALUE"}`);
+    (spider as unknown as Record<string, string>)[name] = arg.slice(eq + 1);
+  }
+}
+
+/** A spider's `settings` property as a Settings layer; a plain object is accepted too. */
+export function spiderSettings(spider: Spider): Settings {
+  const own = spider.settings as unknown;
+  return own instanceof Settings ? own : new Settings((own ?? {}) as Record<string, unknown>);
+}
+
+export async function runCrawlCommand(options: CrawlCommandOptions): Promise<number> {
+  const targets = options.outputs.map((output) => parseFeedTarget(output.path, output.overwrite));
+  const SpiderClass = pickSpider(await loadSpiders(options.file), options.spider, options.file);
+  const spider = new SpiderClass();
+  applySpiderArgs(spider, options.args);
+  const settings = resolveCrawlSettings({
+    spider: spiderSettings(spider),
+    profiles: spider.profiles,
+    overrides: Settings.fromPairs(options.settings),
+  });
+  const log = createLogger(settings.logLevel as LogLevel, (line) => {
+    // Clear the live progress line first, so a log line never lands in the middle of it.
+    runtime.writeStderr(runtime.stderrIsTerminal() ? "\r\x1b[K" + line : line);
+  });
+  const feeds = await FeedSet.open(targets, log);
+  const crawl = new Crawl(spider, { settings, sink: feeds, log });
+
+  let signalled: StopSignal | undefined;
+  const onSignal = (signal: StopSignal) => () => {
+    if (signalled) {
+      log.warning(`second ${signal}: stopping at once`);
+      runtime.exit(SIGNAL_EXIT[signal]);
+    }
+    signalled = signal;
+    crawl.stop("shutdown");
+  };
+  const removers = (["SIGINT", "SIGTERM"] as const).map((signal) => runtime.onSignal(signal, onSignal(signal)));
+  try {
+    const stats = await crawl.run();
+    log.info("crawl finished " + JSON.stringify(stats));
+    for (const target of targets) log.info(`items written to ${target.path}`);
+  } finally {
+    for (const remove of removers) remove();
+  }
+  return signalled ? SIGNAL_EXIT[signalled] : 0;
+}

@@ -1,0 +1,52 @@
+/**
+ * How the command line turns an error into an exit code and one line on standard error (C24): 2 for bad arguments
+ * or values, 1 for failures at run time; never a stack trace for a user's mistake, never a password.
+ */
+import { FetchError, QueueError, SettingsError, UsageError } from "../errors.ts";
+import { maskSecrets } from "../log.ts";
+import { runtime } from "../runtime/mod.ts";
+
+/**
+ * A command that could not do its job for a reason the user can act on (a project directory that already exists):
+ * exit 1, one line, no stack trace.
+ */
+export class CommandError extends Error {
+  override name = "CommandError";
+}
+
+/** The exit code for an error that ended a command: 2 for bad arguments or values, 1 for anything else. */
+export function exitCodeFor(error: unknown): number {
+  if (error instanceof UsageError || error instanceof SettingsError) return 2;
+  if (error instanceof TypeError || error instanceof RangeError) return 2;
+  return 1;
+}
+
+/** The first non-empty line of an error's message (or of the value thrown), trimmed. */
+export function firstLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  const line = text.split("\n").map((part) => part.trim()).find((part) => part !== "");
+  if (line !== undefined) return line;
+  return error instanceof Error ? error.name : "unknown error";
+}
+
+/** Errors Netweir throws on purpose: their message says everything, so a stack trace would only be noise. */
+function isOurs(error: unknown): boolean {
+  return error instanceof UsageError || error instanceof SettingsError || error instanceof QueueError ||
+    error instanceof FetchError || error instanceof CommandError;
+}
+
+/**
+ * Writes `netweir: <message>` on one line, secrets masked. For an error Netweir did not throw on purpose (which may
+ * be a bug), the stack follows when `debug` is set; it defaults to the environment variable NETWEIR_DEBUG=1.
+ */
+export function reportError(
+  error: unknown,
+  stderr: (text: string) => void,
+  options: { debug?: boolean } = {},
+): void {
+  const debug = options.debug ?? runtime.env("NETWEIR_DEBUG") === "1";
+  stderr(maskSecrets(`netweir: ${firstLine(error)}`) + "\n");
+  if (debug && !isOurs(error) && error instanceof Error && error.stack) {
+    stderr(maskSecrets(error.stack) + "\n");
+  }
+}

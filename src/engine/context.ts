@@ -1,0 +1,27 @@
+/** What the parts of one crawl share. Owned by one Crawl object: two crawls never share a context. */
+import type { Downloader } from "../fetch/downloader.ts";
+import type { RobotsTxt } from "../fetch/robots.ts";
+import type { Frontier } from "../queue/frontier.ts";
+import type { SettingValues } from "../settings/table.ts";
+import type { Spider } from "../spider/spider.ts";
+import type { Logger } from "../spider/types.ts";
+import type { Admission } from "./admission.ts";
+import type { ItemSink, PipelineChain } from "./items.ts";
+import type { Slots } from "./slots.ts";
+import type { Stats } from "./stats.ts";
+
+export interface CrawlContext {
+  readonly spider: Spider;
+  readonly settings: SettingValues;
+  readonly log: Logger;
+  readonly stats: Stats;
+  readonly frontier: Frontier;
+  readonly downloader: Downloader;
+  readonly robots: RobotsTxt | undefined;
+  readonly slots: Slots;
+  readonly admission: Admission;
+  readonly pipelines: PipelineChain;
+  readonly sink: ItemSink;
+  /** Aborted when the crawl stops: in-flight downloads end at once. */
+  readonly signal: AbortSignal;
+}

@@ -1,0 +1,301 @@
+/**
+ * A crawl: one spider, one frontier, one process's worth of slots, stats and output. It owns all of its state, so
+ * two crawls in one process share nothing. `run()` resolves with the final stats once everything is closed.
+ */
+import { Downloader } from "../fetch/downloader.ts";
+import { RobotsTxt } from "../fetch/robots.ts";
+import { createLogger, type LogLevel } from "../log.ts";
+import type { Frontier, Lease } from "../queue/frontier.ts";
+import { MemoryFrontier } from "../queue/memory.ts";
+import type { SettingValues } from "../settings/table.ts";
+import { Request } from "../spider/request.ts";
+import type { Spider } from "../spider/spider.ts";
+import type { Logger } from "../spider/types.ts";
+import { Admission } from "./admission.ts";
+import type { CrawlContext } from "./context.ts";
+import { type ItemSink, PipelineChain } from "./items.ts";
+import { countedLimitReached } from "./limits.ts";
+import { type Pending, processPending } from "./page_flow.ts";
+import { Slots } from "./slots.ts";
+import { Stats, type StatsRecord } from "./stats.ts";
+import { startWatchers } from "./watchers.ts";
+
+export interface CrawlOptions {
+  /** Resolved settings (see resolveCrawlSettings). */
+  settings: SettingValues;
+  /** Where requests wait; a new memory frontier when not given. */
+  frontier?: Frontier;
+  /** Where items go; nowhere when not given. */
+  sink?: ItemSink;
+  log?: Logger;
+}
+
+/** How often an idle process asks the frontier whether the crawl is over. */
+const IDLE_POLL_MS = 250;
+const START_BATCH = 100;
+
+const discard: ItemSink = { write: () => Promise.resolve(), close: () => Promise.resolve() };
+
+export class Crawl {
+  readonly stats: Stats = new Stats();
+  readonly spider: Spider;
+  readonly settings: SettingValues;
+  readonly #frontier: Frontier;
+  readonly #log: Logger;
+  readonly #abort = new AbortController();
+  readonly #ctx: CrawlContext;
+  /** Leased requests not started yet, by host. */
+  readonly #waiting = new Map<string, Pending[]>();
+  #waitingCount = 0;
+  readonly #inFlight = new Set<Promise<void>>();
+  #leasing = false;
+  #lastLeaseEmpty = false;
+  #startsDone = false;
+  #stopReason: string | null = null;
+  #fatal: unknown = undefined;
+  #wake: () => void = () => {};
+
+  constructor(spider: Spider, options: CrawlOptions) {
+    this.spider = spider;
+    this.settings = options.settings;
+    this.#log = options.log ?? createLogger(options.settings.logLevel as LogLevel);
+    this.#frontier = options.frontier ?? new MemoryFrontier();
+    spider.log = this.#log;
+    const downloader = new Downloader(this.settings, this.#log);
+    this.#ctx = {
+      spider,
+      settings: this.settings,
+      log: this.#log,
+      stats: this.stats,
+      frontier: this.#frontier,
+      downloader,
+      robots: this.settings.obeyRobotsTxt
+        ? new RobotsTxt(robotsFetcher(downloader), this.settings.userAgent)
+        : undefined,
+      slots: new Slots(this.settings),
+      admission: new Admission(this.settings, spider.allowedDomains),
+      pipelines: new PipelineChain(spider, this.stats, this.#log),
+      sink: options.sink ?? discard,
+      signal: this.#abort.signal,
+    };
+  }
+
+  /** Whether a stop has been asked for, and why. */
+  get stopReason(): string | null {
+    return this.#stopReason;
+  }
+
+  /** Stops the crawl: downloads in flight end, requests taken and not finished go back to the frontier. */
+  stop(reason: string): void {
+    if (this.#stopReason !== null) return;
+    this.#stopReason = reason;
+    this.#log.info(`stopping: ${reason}`);
+    this.#abort.abort();
+    this.#wake();
+  }
+
+  /** Runs the crawl to its end and returns the final stats. Rejects only on a failure of the crawl itself. */
+  async run(): Promise<StatsRecord> {
+    const watchers = startWatchers(this, this.#frontier, this.#log);
+    try {
+      await this.#ctx.pipelines.open();
+      const starting = this.#pushStartRequests().catch((error) => this.#fail(error));
+      await this.#loop();
+      await starting;
+    } catch (error) {
+      this.#fail(error);
+    } finally {
+      await this.#shutdown();
+      await watchers.stop();
+    }
+    if (this.#fatal !== undefined) throw this.#fatal;
+    return this.statsRecord();
+  }
+
+  /** The stats as they stand, the frontier's counters included. */
+  statsRecord(): StatsRecord {
+    return this.stats.toJSON(this.#frontier.stats());
+  }
+
+  /** Requests waiting in this process plus in the frontier's view (for the progress line). */
+  get localCounts(): { waiting: number; inFlight: number } {
+    return { waiting: this.#waitingCount, inFlight: this.#inFlight.size };
+  }
+
+  #fail(error: unknown): void {
+    if (this.#fatal === undefined) this.#fatal = error;
+    this.stop("error");
+  }
+
+  async #pushStartRequests(): Promise<void> {
+    let batch: Request[] = [];
+    const flush = async () => {
+      if (batch.length === 0) return;
+      const admitted = batch.filter((request) => {
+        const refusal = this.#ctx.admission.checkYielded(request);
+        if (refusal) this.stats.dropped(refusal.reason);
+        return !refusal;
+      });
+      batch = [];
+      await this.#frontier.push(admitted);
+      this.#lastLeaseEmpty = false;
+      this.#wake();
+    };
+    for await (const start of this.spider.start()) {
+      if (this.#stopReason !== null) break;
+      batch.push(typeof start === "string" ? new Request({ url: start }) : start);
+      if (batch.length >= START_BATCH) await flush();
+    }
+    await flush();
+    this.#startsDone = true;
+    this.#wake();
+  }
+
+  async #loop(): Promise<void> {
+    while (this.#stopReason === null) {
+      // After an empty lease, ask again only once something changed (a page finished, start requests arrived, or
+      // the idle poll below), or the loop would spin on promises and starve timers and I/O.
+      if (!this.#leasing && !this.#lastLeaseEmpty && this.#waitingCount < this.settings.concurrency * 2) {
+        this.#leaseMore();
+      }
+      const nextReady = this.#startReady();
+      if (this.#stopReason !== null) break;
+      if (this.#inFlight.size === 0 && this.#waitingCount === 0 && !this.#leasing && this.#lastLeaseEmpty) {
+        if (this.#startsDone && await this.#frontier.ended()) {
+          this.stop("finished");
+          break;
+        }
+        await this.#sleep(IDLE_POLL_MS);
+        this.#lastLeaseEmpty = false;
+        continue;
+      }
+      await this.#sleep(Math.min(1000, Math.max(0, nextReady - Date.now())));
+    }
+  }
+
+  #sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.#wake = done;
+    });
+  }
+
+  #leaseMore(): void {
+    this.#leasing = true;
+    const want = Math.max(1, this.settings.concurrency * 2 - this.#waitingCount);
+    this.#frontier.lease(want).then(async (leases) => {
+      this.#lastLeaseEmpty = leases.length === 0;
+      for (const lease of leases) await this.#accept(lease);
+    }).catch((error) => this.#fail(error)).finally(() => {
+      this.#leasing = false;
+      this.#wake();
+    });
+  }
+
+  /** Checks a leased request against this process's settings; a refused one is finished (gone for the crawl). */
+  async #accept(lease: Lease): Promise<void> {
+    if (this.#stopReason !== null) {
+      await this.#frontier.giveBack([lease]);
+      return;
+    }
+    const refusal = this.#ctx.admission.checkLeased(lease.request);
+    if (refusal) {
+      this.stats.dropped(refusal.reason);
+      this.#log.debug(`dropped ${lease.request.url} (${refusal.reason}: ${refusal.detail})`);
+      await this.#frontier.finish(lease, []);
+      return;
+    }
+    this.#enqueue({ lease, request: lease.request, attempt: 0, notBefore: 0, admitted: false });
+  }
+
+  #enqueue(pending: Pending): void {
+    const host = pending.request.host;
+    const list = this.#waiting.get(host);
+    if (list) list.push(pending);
+    else this.#waiting.set(host, [pending]);
+    this.#waitingCount++;
+  }
+
+  /** Starts every waiting request whose host slot is free; returns the epoch ms when the next one may start. */
+  #startReady(): number {
+    const now = Date.now();
+    let next = now + 1000;
+    for (const [host, list] of this.#waiting) {
+      while (list.length > 0 && this.#inFlight.size < this.settings.concurrency) {
+        const readyAt = Math.max(this.#ctx.slots.readyAt(host), list[0].notBefore);
+        if (readyAt > now) {
+          if (readyAt < next) next = readyAt;
+          break;
+        }
+        const pending = list.shift()!;
+        this.#waitingCount--;
+        this.#ctx.slots.start(host, now);
+        this.#run(pending);
+      }
+      if (list.length === 0) this.#waiting.delete(host);
+      if (this.#inFlight.size >= this.settings.concurrency) break;
+    }
+    return next;
+  }
+
+  #run(pending: Pending): void {
+    const task = processPending(this.#ctx, pending).then(async (outcome) => {
+      if (outcome.kind === "retry") {
+        if (this.#stopReason !== null) return void await this.#frontier.giveBack([pending.lease]);
+        this.#enqueue({ ...pending, attempt: pending.attempt + 1, notBefore: Date.now() + outcome.delay * 1000 });
+      } else if (outcome.kind === "abandoned") {
+        await this.#frontier.giveBack([pending.lease]);
+      } else {
+        const limit = countedLimitReached(this.settings, this.stats);
+        if (limit) this.stop(limit);
+      }
+    }).catch((error) => this.#fail(error)).finally(() => {
+      this.#inFlight.delete(task);
+      this.#lastLeaseEmpty = false;
+      this.#wake();
+    });
+    this.#inFlight.add(task);
+  }
+
+  async #shutdown(): Promise<void> {
+    if (this.#stopReason === null) this.stop("error");
+    await Promise.allSettled([...this.#inFlight]);
+    const leftover: Lease[] = [];
+    for (const list of this.#waiting.values()) for (const pending of list) leftover.push(pending.lease);
+    this.#waiting.clear();
+    this.#waitingCount = 0;
+    const closing: Array<[string, () => Promise<unknown>]> = [
+      ["give back requests", () => this.#frontier.giveBack(leftover)],
+      ["close pipelines", () => this.#ctx.pipelines.close()],
+      ["close feeds", () => this.#ctx.sink.close()],
+      ["close spider", async () => await this.spider.closed(this.#stopReason!)],
+      ["close frontier", () => this.#frontier.close()],
+    ];
+    for (const [what, step] of closing) {
+      try {
+        await step();
+      } catch (error) {
+        this.#log.error(`failed to ${what}: ${(error as Error)?.message ?? error}`);
+        if (what === "close feeds" || what === "give back requests") this.#fatal ??= error;
+      }
+    }
+    this.#ctx.downloader.close();
+    this.stats.finishReason = this.#stopReason;
+    this.stats.finishTime = new Date();
+  }
+}
+
+function robotsFetcher(downloader: Downloader) {
+  return async (url: string) => {
+    try {
+      const response = await downloader.fetch(new Request({ url, meta: { dont_retry: true } }));
+      return { status: response.status, text: new TextDecoder().decode(response.body) };
+    } catch {
+      return null;
+    }
+  };
+}

@@ -1,0 +1,229 @@
+/**
+ * One leased request, from the queue to finished: middlewares, robots.txt, the download, retries, the callback,
+ * pipelines, the feeds, and last the frontier's `finish` with the requests the page yielded. A page is finished
+ * only after its items are written, so whatever a frontier counts as done is in the files.
+ */
+import { FetchError } from "../errors.ts";
+import type { FetchedResponse } from "../fetch/response.ts";
+import { retryDelay, retryReason } from "../fetch/retry.ts";
+import type { Lease } from "../queue/frontier.ts";
+import { runCallback, runErrback } from "../spider/callbacks.ts";
+import { Page } from "../spider/page.ts";
+import { Request } from "../spider/request.ts";
+import type { Item } from "../spider/types.ts";
+import type { CrawlContext } from "./context.ts";
+
+/** A leased request on its way through this process. */
+export interface Pending {
+  lease: Lease;
+  /** The request as the middlewares left it (the lease keeps the original). */
+  request: Request;
+  /** Retries so far. */
+  attempt: number;
+  /** Epoch ms before which it must not start (retry backoff). */
+  notBefore: number;
+  /** Set once request middlewares and robots.txt have let it through. */
+  admitted: boolean;
+}
+
+export type Outcome =
+  | { kind: "finished" }
+  | { kind: "retry"; delay: number }
+  | { kind: "abandoned" };
+
+const FINISHED: Outcome = { kind: "finished" };
+const ABANDONED: Outcome = { kind: "abandoned" };
+
+/** An HTTP answer the spider did not ask to handle (Scrapy's HttpError), handed to errbacks. */
+export class HttpStatusError extends Error {
+  override name = "HttpStatusError";
+  readonly response: FetchedResponse;
+  constructor(response: FetchedResponse) {
+    super(`HTTP ${response.status} for ${response.url}`);
+    this.response = response;
+  }
+}
+
+function statusHandled(ctx: CrawlContext, request: Request, status: number): boolean {
+  if (status >= 200 && status < 300) return true;
+  const meta = request.meta;
+  if (meta.handle_httpstatus_all === true) return true;
+  const list = meta.handle_httpstatus_list ?? (ctx.spider as { handleHttpStatusList?: unknown }).handleHttpStatusList;
+  return Array.isArray(list) && list.includes(status);
+}
+
+function maxRetries(ctx: CrawlContext, request: Request): number {
+  const own = request.meta.max_retry_times;
+  return typeof own === "number" && Number.isInteger(own) && own >= 0 ? own : ctx.settings.retries;
+}
+
+/** Middlewares and robots.txt, once per request: returns false when the request was dropped (and finished). */
+async function admit(ctx: CrawlContext, pending: Pending): Promise<FetchedResponse | boolean> {
+  let request = pending.request;
+  for (const middleware of ctx.spider.middlewares) {
+    if (!("processRequest" in middleware)) continue;
+    const result = await middleware.processRequest(request, ctx.spider);
+    if (result === null) {
+      ctx.stats.dropped("middleware");
+      await ctx.frontier.finish(pending.lease, []);
+      return false;
+    }
+    if (result instanceof Request) request = result;
+    else if (result !== undefined) return result; // answered by the middleware
+  }
+  pending.request = request;
+  if (ctx.robots && request.meta.dont_obey_robotstxt !== true) {
+    const verdict = await ctx.robots.check(request.url);
+    if (verdict.crawlDelay !== undefined) ctx.slots.setFloor(request.host, verdict.crawlDelay);
+    if (!verdict.allowed) {
+      ctx.stats.dropped("robots");
+      ctx.log.debug(`robots.txt forbids ${request.url}`);
+      await ctx.frontier.finish(pending.lease, []);
+      return false;
+    }
+  }
+  pending.admitted = true;
+  return true;
+}
+
+async function download(ctx: CrawlContext, request: Request): Promise<FetchedResponse | FetchError> {
+  if (request.render || (request.steps && request.steps.length > 0)) {
+    return new FetchError("unavailable", "rendering (render and steps) is not available yet");
+  }
+  ctx.stats.inc("requests");
+  try {
+    return await ctx.downloader.fetch(request, { signal: ctx.signal });
+  } catch (error) {
+    if (error instanceof FetchError) return error;
+    return new FetchError("network", (error as Error)?.message ?? String(error), { cause: error });
+  }
+}
+
+/** Runs one pending request to its outcome. The caller has started the request's slot. */
+export async function processPending(ctx: CrawlContext, pending: Pending): Promise<Outcome> {
+  const host = pending.request.host;
+  let outcome: FetchedResponse | FetchError;
+  let slotOpen = true;
+  const closeSlot = (latency: number, status: number, retryAfter?: number) => {
+    if (slotOpen) ctx.slots.finish(host, { latency, status, retryAfter });
+    slotOpen = false;
+  };
+  try {
+    if (!pending.admitted) {
+      const admitted = await admit(ctx, pending);
+      if (admitted === false) return FINISHED;
+      if (admitted !== true) return await handleResponse(ctx, pending, admitted);
+    }
+    if (ctx.signal.aborted) return ABANDONED;
+    outcome = await download(ctx, pending.request);
+    if (ctx.signal.aborted) return ABANDONED;
+    if (outcome instanceof FetchError) closeSlot(0, 0);
+    else {
+      closeSlot(outcome.latency, outcome.status, retryAfterSeconds(outcome));
+      ctx.stats.status(outcome.status);
+      ctx.stats.inc("bytes", outcome.body.byteLength);
+    }
+  } finally {
+    closeSlot(0, 0);
+  }
+  const reason = retryReason(ctx.settings, pending.request, outcome);
+  if (reason && pending.attempt < maxRetries(ctx, pending.request)) {
+    ctx.stats.inc("retries");
+    ctx.log.debug(`retrying ${pending.request.url} (${reason}), attempt ${pending.attempt + 1}`);
+    return {
+      kind: "retry",
+      delay: retryDelay(ctx.settings, pending.attempt + 1, outcome instanceof FetchError ? undefined : outcome),
+    };
+  }
+  if (outcome instanceof FetchError) return await handleFailure(ctx, pending, outcome);
+  return await handleResponse(ctx, pending, outcome);
+}
+
+function retryAfterSeconds(response: FetchedResponse): number | undefined {
+  if (response.status !== 429 && response.status !== 503) return undefined;
+  const value = response.headers.get("retry-after");
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return seconds;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, (date - Date.now()) / 1000);
+}
+
+async function handleFailure(ctx: CrawlContext, pending: Pending, error: Error): Promise<Outcome> {
+  ctx.stats.inc("errors");
+  const kind = error instanceof FetchError ? error.reason : "error";
+  ctx.stats.inc(`errors_${kind}`);
+  ctx.log.warning(`failed ${pending.request.url}: ${error.message}`);
+  return await finishWith(ctx, pending, runErrback(ctx.spider, pending.request, error), undefined);
+}
+
+async function handleResponse(ctx: CrawlContext, pending: Pending, response: FetchedResponse): Promise<Outcome> {
+  for (const middleware of ctx.spider.middlewares) {
+    if (!("processResponse" in middleware)) continue;
+    const result = await middleware.processResponse(response, ctx.spider);
+    if (result instanceof Request) {
+      ctx.stats.inc("pages");
+      return await finishWith(ctx, pending, undefined, [result]);
+    }
+    response = result;
+  }
+  ctx.stats.inc("pages");
+  if (!statusHandled(ctx, pending.request, response.status)) {
+    ctx.stats.inc("responses_ignored");
+    if (response.status >= 500 || response.status === 429) {
+      // A server error that outlived its retries is a failed request (it counts towards max_errors); a 404 is not.
+      ctx.stats.inc("errors");
+      ctx.stats.inc("errors_http");
+    }
+    const error = new HttpStatusError(response);
+    if (pending.request.errback === undefined) {
+      ctx.log.info(`ignoring response ${response.status} for ${response.url}`);
+      return await finishWith(ctx, pending, undefined, []);
+    }
+    return await finishWith(ctx, pending, runErrback(ctx.spider, pending.request, error), undefined);
+  }
+  const page = new Page(response, pending.request);
+  return await finishWith(ctx, pending, runCallback(ctx.spider, pending.request, page), undefined, page.depth);
+}
+
+/** Drains a callback's output, writes its items, then finishes the lease with the requests it yielded. */
+async function finishWith(
+  ctx: CrawlContext,
+  pending: Pending,
+  outputs: AsyncIterable<Item | Request> | undefined,
+  extra: Request[] | undefined,
+  depth = pending.request.depth,
+): Promise<Outcome> {
+  const items: Item[] = [];
+  const requests: Request[] = [...(extra ?? [])];
+  if (outputs) {
+    try {
+      for await (const output of outputs) {
+        if (ctx.signal.aborted) return ABANDONED;
+        if (output instanceof Request) {
+          const next = output.depth === depth + 1 ? output : output.replace({ depth: depth + 1 });
+          const refusal = ctx.admission.checkYielded(next);
+          if (refusal) {
+            ctx.stats.dropped(refusal.reason);
+            ctx.log.debug(`dropped ${next.url} (${refusal.reason}: ${refusal.detail})`);
+          } else requests.push(next);
+        } else items.push(output);
+      }
+    } catch (error) {
+      if (ctx.signal.aborted) return ABANDONED;
+      ctx.stats.inc("errors");
+      ctx.stats.inc("errors_callback");
+      ctx.log.error(`callback failed on ${pending.request.url}: ${(error as Error)?.message ?? error}`);
+      ctx.log.debug((error as Error)?.stack ?? String(error));
+    }
+  }
+  if (ctx.signal.aborted) return ABANDONED;
+  const kept = await ctx.pipelines.process(items);
+  if (ctx.signal.aborted) return ABANDONED;
+  if (kept.length > 0) {
+    await ctx.sink.write(kept);
+    ctx.stats.inc("items", kept.length);
+  }
+  await ctx.frontier.finish(pending.lease, requests);
+  return FINISHED;
+}

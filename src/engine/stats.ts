@@ -1,0 +1,59 @@
+/**
+ * A crawl's stats (C14): counters, per-status and per-drop-reason tallies, start and finish time and the finish
+ * reason. Keys are snake_case, as the stats file and the job server show them.
+ */
+
+export type StatsRecord = Record<string, unknown>;
+
+export class Stats {
+  readonly #counters = new Map<string, number>();
+  readonly #statuses = new Map<number, number>();
+  readonly #dropped = new Map<string, number>();
+  readonly startTime: Date = new Date();
+  finishTime: Date | null = null;
+  finishReason: string | null = null;
+
+  inc(name: string, by = 1): void {
+    this.#counters.set(name, (this.#counters.get(name) ?? 0) + by);
+  }
+
+  get(name: string): number {
+    return this.#counters.get(name) ?? 0;
+  }
+
+  status(code: number): void {
+    this.#statuses.set(code, (this.#statuses.get(code) ?? 0) + 1);
+  }
+
+  /** Counts a request left out, by why: offsite, depth, trap, robots, max_pages_per_domain, middleware, ... */
+  dropped(reason: string): void {
+    this.#dropped.set(reason, (this.#dropped.get(reason) ?? 0) + 1);
+  }
+
+  droppedCount(reason: string): number {
+    return this.#dropped.get(reason) ?? 0;
+  }
+
+  /** Seconds since the crawl started (or until it finished). */
+  elapsed(now: number = Date.now()): number {
+    return ((this.finishTime?.getTime() ?? now) - this.startTime.getTime()) / 1000;
+  }
+
+  /** The whole record, with extra counters (the frontier's) merged in. */
+  toJSON(extra: Record<string, number> = {}): StatsRecord {
+    const record: StatsRecord = {
+      start_time: this.startTime.toISOString(),
+      finish_time: this.finishTime?.toISOString() ?? null,
+      finish_reason: this.finishReason,
+      elapsed_seconds: Math.round(this.elapsed() * 1000) / 1000,
+    };
+    for (const name of ["requests", "pages", "items", "items_dropped", "errors", "retries", "bytes"]) {
+      record[name] = this.get(name);
+    }
+    for (const [name, value] of [...this.#counters].sort()) if (!(name in record)) record[name] = value;
+    for (const [name, value] of Object.entries(extra)) record[name] = value;
+    record.status = Object.fromEntries([...this.#statuses].sort(([a], [b]) => a - b).map(([k, v]) => [String(k), v]));
+    record.dropped = Object.fromEntries([...this.#dropped].sort());
+    return record;
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * Timers around a running crawl: the time and memory limits, the stats file every statsInterval seconds (the job
+ * server reads it), and the live progress line on a terminal.
+ */
+import { rename, writeFile } from "node:fs/promises";
+import { runtime } from "../runtime/mod.ts";
+import type { Frontier } from "../queue/frontier.ts";
+import type { Logger } from "../spider/types.ts";
+import type { Crawl } from "./crawl.ts";
+import { memoryLimitReached } from "./limits.ts";
+import { formatProgress } from "./progress.ts";
+
+const TICK_MS = 1000;
+
+/** Writes the stats file whole (a temporary file, then a rename), so a reader never sees half a file. */
+export async function writeStatsFile(path: string, stats: unknown): Promise<void> {
+  const temporary = `${path}.tmp`;
+  await writeFile(temporary, JSON.stringify(stats, null, 2) + "\n");
+  await rename(temporary, path);
+}
+
+export function startWatchers(crawl: Crawl, frontier: Frontier, log: Logger): { stop(): Promise<void> } {
+  const settings = crawl.settings;
+  const timers: ReturnType<typeof setTimeout>[] = [];
+  const showProgress = settings.progress ?? runtime.stderrIsTerminal();
+  let lastPages = 0;
+  let lastTick = Date.now();
+  let writing: Promise<void> = Promise.resolve();
+
+  if (settings.maxTime !== null) {
+    timers.push(setTimeout(() => crawl.stop("max_time"), settings.maxTime * 1000));
+  }
+  if (settings.maxMemory !== null || showProgress) {
+    timers.push(setInterval(() => {
+      if (memoryLimitReached(settings, runtime.memoryRss())) crawl.stop("max_memory");
+      if (showProgress && crawl.stopReason === null) {
+        const now = Date.now();
+        const pages = crawl.stats.get("pages");
+        const rate = (pages - lastPages) / ((now - lastTick) / 1000 || 1);
+        lastPages = pages;
+        lastTick = now;
+        frontier.status().then((status) => {
+          if (crawl.stopReason !== null) return;
+          runtime.writeStderr(
+            "\r\x1b[K" + formatProgress(crawl.stats, rate, status.waiting + crawl.localCounts.waiting),
+          );
+        }).catch(() => {});
+      }
+    }, TICK_MS));
+  }
+  const statsFile = settings.statsFile;
+  const saveStats = () => {
+    if (!statsFile) return Promise.resolve();
+    writing = writing.then(() => writeStatsFile(statsFile, crawl.statsRecord())).catch((error) =>
+      log.warning(`could not write stats file ${statsFile}: ${error.message}`)
+    );
+    return writing;
+  };
+  if (statsFile) {
+    saveStats();
+    timers.push(setInterval(saveStats, settings.statsInterval * 1000));
+  }
+  return {
+    stop() {
+      for (const timer of timers) clearTimeout(timer);
+      if (showProgress) runtime.writeStderr("\r\x1b[K");
+      return saveStats();
+    },
+  };
+}

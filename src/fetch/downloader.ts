@@ -1,0 +1,283 @@
+/**
+ * The download side of a crawl (C8): one request in, one {@link FetchedResponse} out, or a {@link FetchError} saying
+ * why not. Redirects are followed here by hand rather than by fetch, because each hop needs its cookies stored, its
+ * credentials re-decided for the new host, and its method possibly changed. Retries are not done here: the engine
+ * decides them with src/fetch/retry.ts, so they go back through the scheduler and its politeness.
+ *
+ * Everything is per Downloader (its cookie jar, proxy rotation, HTTP clients): two crawls in one process share
+ * nothing.
+ */
+import { CookieJar } from "tough-cookie";
+import { FetchError } from "../errors.ts";
+import { type HttpClient, runtime } from "../runtime/mod.ts";
+import type { SettingValues } from "../settings/table.ts";
+import type { Request } from "../spider/request.ts";
+import type { Logger } from "../spider/types.ts";
+import { ACCEPT_ENCODING, checkContentLength, decodeBody, readLimitedBody } from "./body.ts";
+import { basicAuthorization, credentialsFor } from "./credentials.ts";
+import { ProxyRotation } from "./proxy_rotation.ts";
+import type { FetchedResponse } from "./response.ts";
+
+/** Options for one {@link Downloader.fetch}. */
+export interface FetchOptions {
+  /** Aborts the fetch (FetchError `aborted`), e.g. when the crawl stops at once. */
+  signal?: AbortSignal;
+}
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/** Headers describing a request body, dropped with the body when a redirect turns the request into a GET. */
+const BODY_HEADERS = ["content-type", "content-length", "content-encoding", "transfer-encoding"];
+/** setTimeout's largest delay; longer timeouts are as good as none. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** The settings the downloader reads. */
+export type DownloaderSettings = Pick<
+  SettingValues,
+  | "timeout"
+  | "maxRedirects"
+  | "cookies"
+  | "httpAuth"
+  | "proxies"
+  | "proxyRotation"
+  | "userAgent"
+  | "defaultHeaders"
+  | "maxBodySize"
+>;
+
+/** Fetches requests the way the crawl's settings say: headers, redirects, timeouts, size limit, cookies, auth, proxies. */
+export class Downloader {
+  readonly #settings: DownloaderSettings;
+  readonly #log: Logger;
+  readonly #jar: CookieJar | undefined;
+  readonly #rotation: ProxyRotation;
+  /** One client (connection pool) per proxy, "" for direct; created on first use. */
+  readonly #clients = new Map<string, HttpClient>();
+  readonly #proxyUsed = new WeakMap<FetchedResponse, string>();
+  #closed = false;
+
+  constructor(settings: DownloaderSettings, log: Logger) {
+    this.#settings = settings;
+    this.#log = log;
+    this.#jar = settings.cookies ? new CookieJar() : undefined;
+    this.#rotation = new ProxyRotation(settings.proxies, settings.proxyRotation);
+  }
+
+  /** This downloader's cookie jar (undefined when the `cookies` setting is off), e.g. for a browser to share. */
+  get cookieJar(): CookieJar | undefined {
+    return this.#jar;
+  }
+
+  /**
+   * The proxy a request goes through: meta `proxy` when the request has one ("" or null: none), else the next from
+   * `proxies` by `proxyRotation`. Per request, each call moves the rotation on; to know which proxy a response
+   * came through, use {@link proxyUsed}.
+   */
+  proxyFor(request: Request): string | undefined {
+    if (Object.hasOwn(request.meta, "proxy")) {
+      const proxy = request.meta.proxy;
+      if (proxy === "" || proxy === null || proxy === undefined) return undefined;
+      if (typeof proxy !== "string" || !URL.canParse(proxy)) {
+        throw new TypeError(`meta proxy must be a proxy URL, "" or null, not ${JSON.stringify(proxy)}`);
+      }
+      return proxy;
+    }
+    return this.#rotation.choose(request.host);
+  }
+
+  /**
+   * Another proxy from `proxies` than those in `exclude`, to retry a blocked request through (the engine puts it
+   * in the retry's meta `proxy`); undefined when none is left. Per domain, the host keeps the new proxy from then on.
+   */
+  nextProxy(request: Request, exclude: string | Iterable<string> = []): string | undefined {
+    return this.#rotation.next(request.host, typeof exclude === "string" ? [exclude] : exclude);
+  }
+
+  /** The proxy a response came through, or undefined when it came directly (or not from this downloader). */
+  proxyUsed(response: FetchedResponse): string | undefined {
+    return this.#proxyUsed.get(response);
+  }
+
+  /**
+   * Fetches a request, following redirects unless told not to. Resolves with any HTTP status; rejects with a
+   * FetchError whose reason is `timeout`, `network`, `redirects`, `too_large`, `aborted` or `closed`.
+   */
+  async fetch(request: Request, options: FetchOptions = {}): Promise<FetchedResponse> {
+    if (this.#closed) throw new FetchError("closed", `downloader is closed; not fetching ${request.url}`);
+    const { signal } = options;
+    if (signal?.aborted) throw new FetchError("aborted", `fetch of ${request.url} aborted`, { cause: signal.reason });
+    const seconds = timeoutFor(request, this.#settings);
+    const limit = bodyLimitFor(request, this.#settings);
+    const proxy = this.proxyFor(request);
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, Math.min(seconds * 1000, MAX_TIMER_MS));
+    const onAbort = () => controller.abort();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    const started = performance.now();
+    try {
+      const response = await this.#exchange(request, this.#client(proxy), controller.signal, limit);
+      response.latency = (performance.now() - started) / 1000;
+      if (proxy) this.#proxyUsed.set(response, proxy);
+      return response;
+    } catch (error) {
+      if (signal?.aborted) throw new FetchError("aborted", `fetch of ${request.url} aborted`, { cause: error });
+      if (timedOut) {
+        throw new FetchError("timeout", `no complete response from ${request.url} within ${seconds} s`, {
+          cause: error,
+        });
+      }
+      if (error instanceof FetchError) throw error;
+      const message = error instanceof Error ? error.message : String(error);
+      throw new FetchError("network", `fetching ${request.url} failed: ${message}`, { cause: error });
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** Closes every HTTP client; fetches after this fail with FetchError `closed`. */
+  close(): void {
+    this.#closed = true;
+    for (const client of this.#clients.values()) client.close();
+    this.#clients.clear();
+  }
+
+  #client(proxy: string | undefined): HttpClient {
+    const key = proxy ?? "";
+    let client = this.#clients.get(key);
+    if (!client) {
+      client = runtime.httpClient(proxy ? { proxy } : {});
+      this.#clients.set(key, client);
+    }
+    return client;
+  }
+
+  /** Sends the request and each redirect hop, and reads the final body. Errors are classified by the caller. */
+  async #exchange(request: Request, client: HttpClient, signal: AbortSignal, limit: number): Promise<FetchedResponse> {
+    const origin = new URL(request.url);
+    const follow = request.allowRedirects && request.meta.dont_redirect !== true;
+    const useJar = this.#jar !== undefined && request.meta.dont_merge_cookies !== true;
+    const ownHeaders = new Headers(request.headers);
+    const redirects: string[] = [];
+    let url = origin;
+    let method = request.method;
+    let body = request.body;
+    for (;;) {
+      const headers = await this.#headersFor(request, origin, url, ownHeaders, useJar);
+      const response = await client.fetch(url.href, {
+        method,
+        headers,
+        // fetch refuses a body on GET and HEAD; such a body has no meaning to a server anyway.
+        body: method === "GET" || method === "HEAD" ? undefined : body,
+        redirect: "manual",
+        signal,
+      });
+      if (useJar) await this.#storeCookies(response.headers, url);
+      const next = follow ? redirectTarget(response, url) : undefined;
+      if (next) {
+        await response.body?.cancel().catch(() => {});
+        if (redirects.length >= this.#settings.maxRedirects) {
+          throw new FetchError(
+            "redirects",
+            `${request.url}: more than ${this.#settings.maxRedirects} redirects (last to ${next.href})`,
+          );
+        }
+        redirects.push(url.href);
+        this.#log.debug("redirect", { status: response.status, from: url.href, to: next.href });
+        const toGet = (response.status === 303 && method !== "HEAD") ||
+          ((response.status === 301 || response.status === 302) && method === "POST");
+        if (toGet) {
+          method = "GET";
+          body = undefined;
+          for (const name of BODY_HEADERS) ownHeaders.delete(name);
+        }
+        if (next.hostname !== url.hostname) {
+          // The request's own secrets were meant for the host it named, not for wherever it is sent on to.
+          ownHeaders.delete("authorization");
+          ownHeaders.delete("cookie");
+        }
+        url = next;
+        continue;
+      }
+      try {
+        checkContentLength(response.headers, limit, url.href);
+      } catch (error) {
+        await response.body?.cancel().catch(() => {});
+        throw error;
+      }
+      const raw = await readLimitedBody(response.body, limit, url.href);
+      const responseHeaders = new Headers(response.headers);
+      return {
+        url: url.href,
+        status: response.status,
+        headers: responseHeaders,
+        body: decodeBody(raw, responseHeaders, limit, url.href),
+        request,
+        redirects,
+        latency: 0,
+        source: "network",
+      };
+    }
+  }
+
+  /** Headers for one hop: defaults < user agent < the request's own, then credentials and cookies if not given. */
+  async #headersFor(request: Request, origin: URL, url: URL, own: Headers, useJar: boolean): Promise<Headers> {
+    const headers = new Headers({ "accept-encoding": ACCEPT_ENCODING });
+    for (const [name, value] of Object.entries(this.#settings.defaultHeaders)) headers.set(name, value);
+    if (this.#settings.userAgent) headers.set("user-agent", this.#settings.userAgent);
+    own.forEach((value, name) => headers.set(name, value));
+    if (!headers.has("authorization")) {
+      const credentials = credentialsFor(request, origin, url, this.#settings.httpAuth);
+      if (credentials) headers.set("authorization", basicAuthorization(credentials));
+    }
+    if (useJar && !headers.has("cookie")) {
+      const cookie = await this.#jar!.getCookieString(url.href);
+      if (cookie) headers.set("cookie", cookie);
+    }
+    return headers;
+  }
+
+  async #storeCookies(headers: Headers, url: URL): Promise<void> {
+    for (const line of headers.getSetCookie()) {
+      // A malformed or foreign-domain cookie is the server's mistake, not a reason to fail the page.
+      await this.#jar!.setCookie(line, url.href, { ignoreError: true });
+    }
+  }
+}
+
+/** Where a redirect response points, or undefined when it is not one that can be followed. */
+function redirectTarget(response: Response, base: URL): URL | undefined {
+  if (!REDIRECT_STATUSES.has(response.status)) return undefined;
+  const location = response.headers.get("location");
+  if (!location) return undefined;
+  let target: URL;
+  try {
+    target = new URL(location, base);
+  } catch {
+    return undefined;
+  }
+  // A redirect to mailto:, ftp: and such cannot be fetched; the 3xx itself is the answer.
+  return target.protocol === "http:" || target.protocol === "https:" ? target : undefined;
+}
+
+/** Seconds for the whole response: the request's `timeout`, else meta `download_timeout`, else the setting. */
+function timeoutFor(request: Request, settings: DownloaderSettings): number {
+  const value = request.timeout ?? request.meta.download_timeout ?? settings.timeout;
+  const seconds = typeof value === "string" ? Number(value) : value;
+  if (typeof seconds !== "number" || !(seconds > 0)) {
+    throw new RangeError(`timeout of ${request.url} must be a number of seconds above 0, not ${String(value)}`);
+  }
+  return seconds;
+}
+
+/** The body size limit: meta `download_maxsize` (as in Scrapy), else the `maxBodySize` setting. */
+function bodyLimitFor(request: Request, settings: DownloaderSettings): number {
+  const value = request.meta.download_maxsize ?? settings.maxBodySize;
+  if (typeof value !== "number" || !(value > 0)) {
+    throw new RangeError(`download_maxsize of ${request.url} must be a number of bytes above 0`);
+  }
+  return value;
+}

@@ -1,0 +1,37 @@
+/** A downloaded response: what the fetch layer hands the engine, and what a Page is built from. */
+import type { Request } from "../spider/request.ts";
+
+export interface FetchedResponse {
+  /** The final URL, after redirects. */
+  url: string;
+  status: number;
+  headers: Headers;
+  /** The body, decompressed. */
+  body: Uint8Array;
+  /** The request this answers (the original one, before redirects). */
+  request: Request;
+  /** URLs redirected through, in order, when there were redirects. */
+  redirects: string[];
+  /** Seconds from sending the request to the end of the body. */
+  latency: number;
+  /** Where it came from: the network, or a middleware that answered the request itself. */
+  source: "network" | "middleware";
+}
+
+/** Builds a response a middleware can answer a request with, instead of fetching it. */
+export function makeResponse(
+  request: Request,
+  init: { status?: number; headers?: Record<string, string>; body?: string | Uint8Array; url?: string },
+): FetchedResponse {
+  const body = typeof init.body === "string" ? new TextEncoder().encode(init.body) : init.body ?? new Uint8Array();
+  return {
+    url: init.url ?? request.url,
+    status: init.status ?? 200,
+    headers: new Headers(init.headers),
+    body,
+    request,
+    redirects: [],
+    latency: 0,
+    source: "middleware",
+  };
+}

@@ -1,0 +1,203 @@
+/**
+ * What every local feed shares: checking that a path can be written, opening it for append or overwrite, and a
+ * {@link Feed} that writes each batch with one call and finishes the file at close. The formats only say what text
+ * goes at the start, for each batch, and at the end.
+ */
+import { access, constants, type FileHandle, open, stat } from "node:fs/promises";
+import { dirname } from "node:path";
+import { UsageError } from "../errors.ts";
+import type { Item } from "../spider/types.ts";
+import type { Feed } from "./feed.ts";
+
+/** Turns batches of items into the text of one format. Encoders may keep state (a CSV header, a first-item flag). */
+export interface FeedEncoder {
+  /** Text written once when the file is opened (`[` for JSON); empty for none. */
+  start(): string;
+  /** The text for one batch, appended as it is. Called once per batch, in order. */
+  encode(items: Item[]): string;
+  /** Text written at close (`\n]\n` for JSON); empty for none. */
+  finish(): string;
+}
+
+/** An opened feed file and what was in it before. */
+export interface OpenedFeedFile {
+  readonly handle: FileHandle;
+  /** Size in bytes before this crawl wrote anything (0 when overwriting or new). */
+  readonly existingSize: number;
+}
+
+const textEncoder = new TextEncoder();
+
+function errorCode(error: unknown): string | undefined {
+  return (error as { code?: unknown })?.code as string | undefined;
+}
+
+function cannotWrite(path: string, reason: string, cause?: unknown): UsageError {
+  return new UsageError(`cannot write feed ${path}: ${reason}`, { cause });
+}
+
+/**
+ * Checks, without creating or changing anything, that a feed can be opened at `path`: its directory exists, it is
+ * not a directory, it is writable, and (for formats that cannot append) that `-o` would not have to append to a
+ * non-empty file. Throws a UsageError naming the path otherwise. Run for every feed before any is opened, so a bad
+ * second `-o` does not leave the first one truncated.
+ */
+export async function checkFeedPath(
+  path: string,
+  options: { overwrite: boolean; appendable: boolean; label: string },
+): Promise<void> {
+  let size: number;
+  try {
+    const info = await stat(path);
+    if (info.isDirectory()) throw cannotWrite(path, "it is a directory");
+    size = info.size;
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    if (errorCode(error) === "ENOTDIR") throw cannotWrite(path, "a parent of it is not a directory", error);
+    if (errorCode(error) !== "ENOENT") throw cannotWrite(path, String((error as Error).message ?? error), error);
+    await checkDirectory(path);
+    return;
+  }
+  if (!options.overwrite && !options.appendable && size > 0) {
+    throw new UsageError(`cannot append to existing ${options.label} file ${path}; use -O to overwrite`);
+  }
+  try {
+    await access(path, constants.W_OK);
+  } catch (error) {
+    throw cannotWrite(path, "permission denied", error);
+  }
+}
+
+async function checkDirectory(path: string): Promise<void> {
+  const dir = dirname(path);
+  try {
+    const info = await stat(dir);
+    if (!info.isDirectory()) throw cannotWrite(path, `${dir} is not a directory`);
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    const code = errorCode(error);
+    if (code === "ENOENT") throw cannotWrite(path, `directory ${dir} does not exist`, error);
+    if (code === "ENOTDIR") throw cannotWrite(path, `${dir} is not a directory`, error);
+    throw cannotWrite(path, String((error as Error).message ?? error), error);
+  }
+  try {
+    await access(dir, constants.W_OK);
+  } catch (error) {
+    throw cannotWrite(path, `permission denied in ${dir}`, error);
+  }
+}
+
+/**
+ * Opens a feed file after {@link checkFeedPath}: truncated for `overwrite`, else for appending (and reading, so a
+ * format can look at what is already there).
+ */
+export async function openFeedFile(
+  path: string,
+  options: { overwrite: boolean; appendable: boolean; label: string },
+): Promise<OpenedFeedFile> {
+  await checkFeedPath(path, options);
+  let handle: FileHandle;
+  try {
+    handle = await open(path, options.overwrite ? "w" : "a+");
+  } catch (error) {
+    // The check passed but the file changed in between, or permissions the check could not see.
+    throw cannotWrite(path, String((error as Error).message ?? error), error);
+  }
+  try {
+    const existingSize = options.overwrite ? 0 : (await handle.stat()).size;
+    if (!options.overwrite && !options.appendable && existingSize > 0) {
+      throw new UsageError(`cannot append to existing ${options.label} file ${path}; use -O to overwrite`);
+    }
+    return { handle, existingSize };
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
+
+/** Reads up to `length` bytes of an opened file from `position` (the file must be open for reading: append mode). */
+export async function readBytes(handle: FileHandle, position: number, length: number): Promise<Uint8Array> {
+  const buffer = new Uint8Array(length);
+  let filled = 0;
+  while (filled < length) {
+    const { bytesRead } = await handle.read(buffer, filled, length - filled, position + filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return buffer.subarray(0, filled);
+}
+
+/** Whether a non-empty existing file ends without a newline, so appended text must start on a new line. */
+export async function endsWithoutNewline(file: OpenedFeedFile): Promise<boolean> {
+  if (file.existingSize === 0) return false;
+  const last = await readBytes(file.handle, file.existingSize - 1, 1);
+  return last[0] !== 0x0a;
+}
+
+/** Hands all of `text` to the OS. A regular file takes it in one write; the loop only covers partial writes. */
+async function writeText(handle: FileHandle, text: string): Promise<void> {
+  if (text === "") return;
+  const bytes = textEncoder.encode(text);
+  let offset = 0;
+  while (offset < bytes.length) {
+    const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset);
+    offset += bytesWritten;
+  }
+}
+
+/**
+ * A feed over an opened file. Writes are queued one after another, so batches land whole and in call order even
+ * when the engine does not await one before starting the next; `close` waits for the queue, then writes the end.
+ */
+export class FileFeed implements Feed {
+  readonly path: string;
+  readonly #handle: FileHandle;
+  readonly #encoder: FeedEncoder;
+  /** The last queued write; never rejects, so one failed write does not block the ones after it. */
+  #tail: Promise<void> = Promise.resolve();
+  #closing: Promise<void> | undefined;
+
+  private constructor(path: string, handle: FileHandle, encoder: FeedEncoder) {
+    this.path = path;
+    this.#handle = handle;
+    this.#encoder = encoder;
+  }
+
+  /** Wraps an opened file and writes the encoder's start; closes the file if that fails. */
+  static async start(path: string, handle: FileHandle, encoder: FeedEncoder): Promise<FileFeed> {
+    try {
+      await writeText(handle, encoder.start());
+    } catch (error) {
+      await handle.close();
+      throw cannotWrite(path, String((error as Error).message ?? error), error);
+    }
+    return new FileFeed(path, handle, encoder);
+  }
+
+  write(items: Item[]): Promise<void> {
+    if (this.#closing) return Promise.reject(new Error(`feed ${this.path} is closed; items not written`));
+    if (items.length === 0) return this.#tail;
+    let text: string;
+    try {
+      // Encoded now, not when the queue reaches it: the batch is fixed at the call, and a bad item rejects this
+      // write before any of its bytes reach the file.
+      text = this.#encoder.encode(items);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const written = this.#tail.then(() => writeText(this.#handle, text));
+    this.#tail = written.catch(() => {});
+    return written;
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= this.#tail.then(async () => {
+      try {
+        await writeText(this.#handle, this.#encoder.finish());
+      } finally {
+        await this.#handle.close();
+      }
+    });
+    return this.#closing;
+  }
+}

@@ -1,0 +1,204 @@
+/**
+ * Requests as JSON, for the checkpoint and the Redis queue. Callbacks travel by name and rules by index; defaults
+ * are left out to keep queues small. Decoding trusts nothing: a queue is shared, so every field is checked and a
+ * callback name can only reach the methods `resolveCallback` allows. Anything wrong is a TypeError with a short
+ * reason (the Redis store counts those as queue_bad).
+ */
+import { Request, type RequestInit, type Step } from "../spider/request.ts";
+import type { Spider } from "../spider/spider.ts";
+import { callbackName, resolveCallback } from "../spider/callbacks.ts";
+
+/** The codec's format version, written as "v". */
+export const CODEC_VERSION = 1;
+
+/** How deep meta, cbKwargs and steps may nest (deeper is treated as a cycle or garbage). */
+const MAX_DEPTH = 64;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * Throws TypeError unless `value` survives JSON: null, booleans, finite numbers, strings, arrays and plain objects
+ * (whose undefined properties JSON leaves out).
+ */
+function assertJson(value: unknown, path: string, depth = 0): void {
+  if (depth > MAX_DEPTH) throw new TypeError(`${path} nests too deep (or is circular)`);
+  if (value === null || typeof value === "string" || typeof value === "boolean") return;
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) throw new TypeError(`${path} is not a finite number`);
+    return;
+  }
+  if (Array.isArray(value)) {
+    value.forEach((item, i) => assertJson(item, `${path}[${i}]`, depth + 1));
+    return;
+  }
+  if (isPlainObject(value)) {
+    for (const key of Object.keys(value)) {
+      // An undefined property is simply left out, as JSON.stringify does; nothing is lost that was there.
+      if (value[key] !== undefined) assertJson(value[key], `${path}.${key}`, depth + 1);
+    }
+    return;
+  }
+  const what = typeof value === "object" ? (value.constructor?.name ?? "object") : typeof value;
+  throw new TypeError(`${path} is not JSON (${what})`);
+}
+
+/**
+ * A callback's name, checked now against what the decoder accepts, so a request that could not come back from a
+ * queue is an error where it is made rather than a bad entry in the queue.
+ */
+function queueableName(spider: Spider, ref: Request["callback"]): string | undefined {
+  const name = callbackName(spider, ref);
+  if (name !== undefined) resolveCallback(spider, name, { fromQueue: true });
+  return name;
+}
+
+/** A request as one line of JSON. Throws TypeError when its callback is not a spider method or its meta is not JSON. */
+export function encodeRequest(spider: Spider, request: Request): string {
+  if (!/^https?:/.test(request.url)) throw new TypeError(`only http(s) requests can be queued: ${request.url}`);
+  const out: Record<string, unknown> = { v: CODEC_VERSION, url: request.url };
+  if (request.method !== "GET") out.method = request.method;
+  if (Object.keys(request.headers).length > 0) out.headers = request.headers;
+  if (request.body !== undefined) out.body = request.body;
+  const callback = queueableName(spider, request.callback);
+  if (callback !== undefined) out.callback = callback;
+  const errback = queueableName(spider, request.errback);
+  if (errback !== undefined) out.errback = errback;
+  if (Object.keys(request.meta).length > 0) {
+    assertJson(request.meta, "meta");
+    out.meta = request.meta;
+  }
+  if (Object.keys(request.cbKwargs).length > 0) {
+    assertJson(request.cbKwargs, "cbKwargs");
+    out.cbKwargs = request.cbKwargs;
+  }
+  if (request.priority !== 0) out.priority = request.priority;
+  if (request.dontFilter) out.dontFilter = true;
+  if (request.timeout !== undefined) out.timeout = request.timeout;
+  if (!request.allowRedirects) out.allowRedirects = false;
+  if (request.auth !== undefined) out.auth = { user: request.auth.user, password: request.auth.password };
+  if (request.steps !== undefined) {
+    assertJson(request.steps, "steps");
+    out.steps = request.steps;
+  }
+  if (request.render) out.render = true;
+  if (request.depth !== 0) out.depth = request.depth;
+  if (request.rule !== undefined) out.rule = request.rule;
+  return JSON.stringify(out);
+}
+
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const FIELDS = new Set([
+  "v",
+  "url",
+  "method",
+  "headers",
+  "body",
+  "callback",
+  "errback",
+  "meta",
+  "cbKwargs",
+  "priority",
+  "dontFilter",
+  "timeout",
+  "allowRedirects",
+  "auth",
+  "steps",
+  "render",
+  "depth",
+  "rule",
+]);
+
+function bad(reason: string): never {
+  throw new TypeError(`bad queued request: ${reason}`);
+}
+
+function optional<T>(
+  data: Record<string, unknown>,
+  key: string,
+  check: (value: unknown) => boolean,
+  what: string,
+): T | undefined {
+  const value = data[key];
+  if (value === undefined) return undefined;
+  if (!check(value)) bad(`${key} must be ${what}`);
+  return value as T;
+}
+
+const isString = (v: unknown) => typeof v === "string";
+const isBoolean = (v: unknown) => typeof v === "boolean";
+
+function checkHeaders(value: unknown): boolean {
+  if (!isPlainObject(value)) return false;
+  for (const [name, header] of Object.entries(value)) {
+    if (!TOKEN.test(name) || typeof header !== "string" || /[\r\n\0]/.test(header)) return false;
+  }
+  return true;
+}
+
+function checkCallbackName(spider: Spider, data: Record<string, unknown>, key: string): string | undefined {
+  const name = optional<string>(data, key, isString, "a string");
+  if (name === undefined) return undefined;
+  try {
+    resolveCallback(spider, name, { fromQueue: true });
+  } catch (error) {
+    bad(`${key}: ${(error as Error).message}`);
+  }
+  return name;
+}
+
+/** A request from its JSON. Throws TypeError ("bad queued request: ...") on anything that is not a valid request. */
+export function decodeRequest(spider: Spider, json: string): Request {
+  if (typeof json !== "string") bad("not a string");
+  let data: unknown;
+  try {
+    data = JSON.parse(json);
+  } catch {
+    bad("not JSON");
+  }
+  if (!isPlainObject(data)) bad("not a JSON object");
+  if (data.v !== CODEC_VERSION) bad(`unknown version ${JSON.stringify(data.v)}`);
+  for (const key of Object.keys(data)) if (!FIELDS.has(key)) bad(`unknown field ${JSON.stringify(key.slice(0, 40))}`);
+
+  if (typeof data.url !== "string") bad("url must be a string");
+  const url = URL.parse(data.url);
+  if (url === null || (url.protocol !== "http:" && url.protocol !== "https:")) bad("url must be an http(s) URL");
+
+  const init: RequestInit = { url: url.href };
+  init.method = optional<string>(data, "method", (v) => isString(v) && TOKEN.test(v as string), "an HTTP method");
+  init.headers = optional(data, "headers", checkHeaders, "an object of header strings");
+  init.body = optional(data, "body", isString, "a string");
+  init.callback = checkCallbackName(spider, data, "callback");
+  init.errback = checkCallbackName(spider, data, "errback");
+  init.meta = optional(data, "meta", isPlainObject, "an object");
+  init.cbKwargs = optional(data, "cbKwargs", isPlainObject, "an object");
+  init.priority = optional(data, "priority", Number.isFinite, "a finite number");
+  init.dontFilter = optional(data, "dontFilter", isBoolean, "a boolean");
+  init.timeout = optional(data, "timeout", (v) => typeof v === "number" && v > 0 && Number.isFinite(v), "seconds > 0");
+  init.allowRedirects = optional(data, "allowRedirects", isBoolean, "a boolean");
+  init.auth = optional(
+    data,
+    "auth",
+    (v) =>
+      isPlainObject(v) && typeof v.user === "string" && typeof v.password === "string" && Object.keys(v).length === 2,
+    "{ user, password }",
+  );
+  init.steps = optional<Step[]>(
+    data,
+    "steps",
+    (v) => Array.isArray(v) && v.every(isPlainObject),
+    "an array of objects",
+  );
+  init.render = optional(data, "render", isBoolean, "a boolean");
+  init.depth = optional(data, "depth", (v) => Number.isSafeInteger(v) && (v as number) >= 0, "an integer >= 0");
+  init.rule = optional(
+    data,
+    "rule",
+    (v) => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) < spider.rules.length,
+    `a rule index below ${spider.rules.length}`,
+  );
+  return new Request(init);
+}

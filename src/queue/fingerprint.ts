@@ -1,0 +1,29 @@
+/**
+ * Request fingerprints (C4): one function, used by the duplicate filter, the cache, deltafetch and the Redis queue.
+ * method + canonical URL + a hash of the body, so `http://A.com:80/p?b=2&a=1#x` and `http://a.com/p?a=1&b=2` are
+ * the same request.
+ */
+import { createHash } from "node:crypto";
+
+/** The URL with scheme and host lower-cased, the default port and fragment dropped and the query sorted. */
+export function canonicalUrl(url: string | URL): string {
+  const parsed = new URL(url); // WHATWG URL already lower-cases scheme and host and drops default ports
+  parsed.hash = "";
+  if (parsed.search) {
+    const pairs = [...parsed.searchParams.entries()];
+    pairs.sort(([a, av], [b, bv]) => a < b ? -1 : a > b ? 1 : av < bv ? -1 : av > bv ? 1 : 0);
+    parsed.search = new URLSearchParams(pairs).toString();
+  }
+  return parsed.href;
+}
+
+/** A request's fingerprint: 40 hex characters (SHA-1). */
+export function fingerprint(request: { method: string; url: string; body?: string }): string {
+  const hash = createHash("sha1");
+  hash.update(request.method.toUpperCase());
+  hash.update("\n");
+  hash.update(canonicalUrl(request.url));
+  hash.update("\n");
+  if (request.body) hash.update(createHash("sha1").update(request.body).digest("hex"));
+  return hash.digest("hex");
+}

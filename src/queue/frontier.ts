@@ -1,0 +1,56 @@
+/**
+ * The frontier: where requests wait. The engine only talks to this interface, so the memory store, a checkpoint
+ * and the shared Redis queue plug into the same crawl loop.
+ *
+ * The contract every store keeps: a leased request is held until `finish` or `giveBack`; `finish` puts the
+ * requests a page yielded into the queue and releases the page in one step, so "nothing waiting and nothing held"
+ * really means the crawl is over.
+ */
+import type { Request } from "../spider/request.ts";
+
+/** A request taken from the frontier, held until finished or given back. */
+export interface Lease {
+  /** Store-specific handle for the held request. */
+  readonly id: string;
+  readonly request: Request;
+}
+
+/** What a store knows about the crawl, as `netweir queue status` shows it. */
+export interface FrontierStatus {
+  /** Requests in the queue. */
+  waiting: number;
+  /** Requests taken and not finished. */
+  held: number;
+  /** Processes taking part (1 for a store of one process's own). */
+  processes: number;
+  /** Size of the duplicate filter. */
+  seen: number;
+  /** Requests ever put in the queue. */
+  queued: number;
+}
+
+/** Counters a store adds to the crawl's stats. */
+export type FrontierStats = Record<string, number>;
+
+export interface Frontier {
+  /**
+   * Adds requests (the start requests, or requests pushed from outside). Duplicates are left out unless
+   * `dontFilter`. Returns how many went in.
+   */
+  push(requests: readonly Request[]): Promise<number>;
+  /** Takes up to `max` requests, highest priority first, FIFO within a priority. May return fewer, or none. */
+  lease(max: number): Promise<Lease[]>;
+  /** Adds the requests a page yielded (deduplicated) and releases the page, in one step. */
+  finish(lease: Lease, yielded: readonly Request[]): Promise<void>;
+  /** Puts a held request back in the queue unchanged (bypassing the duplicate filter): a stop before it was done. */
+  giveBack(leases: readonly Lease[]): Promise<void>;
+  /**
+   * Whether the crawl is over for this process: nothing waiting and nothing held anywhere (for a shared store,
+   * for as long as its idle setting asks). The engine asks when it has nothing in flight and `lease` gave nothing.
+   */
+  ended(): Promise<boolean>;
+  status(): Promise<FrontierStatus>;
+  /** The store's own stats counters (pushed, leased, ...). */
+  stats(): FrontierStats;
+  close(): Promise<void>;
+}

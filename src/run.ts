@@ -1,0 +1,33 @@
+/** Running a spider from code, without the command line. */
+import { Crawl } from "./engine/crawl.ts";
+import type { StatsRecord } from "./engine/stats.ts";
+import { FeedSet, parseFeedTarget } from "./output/feeds.ts";
+import { resolveCrawlSettings } from "./settings/check.ts";
+import { Settings, type SettingsInit } from "./settings/settings.ts";
+import { Spider, type SpiderClass } from "./spider/spider.ts";
+
+export interface RunOptions {
+  /** Settings over the spider's own (as `-s` on the command line). */
+  settings?: Settings | SettingsInit;
+  /** Feed files (as `-o`); existing files are appended to unless `overwrite`. */
+  output?: string[];
+  overwrite?: boolean;
+}
+
+/**
+ * Runs a spider to the end in this process and returns its stats.
+ *
+ * @example
+ * ```ts ignore
+ * const stats = await runSpider(Books, { output: ["books.jsonl"], settings: { maxItems: 10 } });
+ * ```
+ */
+export async function runSpider(spider: Spider | SpiderClass, options: RunOptions = {}): Promise<StatsRecord> {
+  const instance = spider instanceof Spider ? spider : new spider();
+  const own = instance.settings instanceof Settings ? instance.settings : new Settings(instance.settings ?? {});
+  const overrides = options.settings instanceof Settings ? options.settings : new Settings(options.settings ?? {});
+  const settings = resolveCrawlSettings({ spider: own, profiles: instance.profiles, overrides });
+  const targets = (options.output ?? []).map((path) => parseFeedTarget(path, options.overwrite ?? false));
+  const sink = await FeedSet.open(targets);
+  return await new Crawl(instance, { settings, sink }).run();
+}

@@ -1,0 +1,69 @@
+/** The Deno side of the runtime boundary. */
+import type { HttpClient, HttpClientOptions, Listener, ListenOptions, Runtime, StopSignal } from "./types.ts";
+
+function proxyOption(proxy: string): Deno.Proxy {
+  const url = new URL(proxy);
+  const basicAuth = url.username
+    ? { username: decodeURIComponent(url.username), password: decodeURIComponent(url.password) }
+    : undefined;
+  url.username = "";
+  url.password = "";
+  return { url: url.href, basicAuth };
+}
+
+function httpClient(options: HttpClientOptions): HttpClient {
+  const client = Deno.createHttpClient(options.proxy ? { proxy: proxyOption(options.proxy) } : {});
+  return {
+    fetch: (input, init) => fetch(input, { ...init, client } as RequestInit),
+    close: () => client.close(),
+  };
+}
+
+async function listen(
+  handler: (request: Request) => Response | Promise<Response>,
+  options: ListenOptions,
+): Promise<Listener> {
+  const { promise, resolve } = Promise.withResolvers<Deno.NetAddr>();
+  const server = Deno.serve({
+    hostname: options.hostname,
+    port: options.port,
+    signal: options.signal,
+    onListen: (addr) => resolve(addr as Deno.NetAddr),
+  }, handler);
+  const addr = await promise;
+  return {
+    hostname: addr.hostname,
+    port: addr.port,
+    close: async () => {
+      await server.shutdown().catch(() => {});
+    },
+  };
+}
+
+export const denoRuntime: Runtime = {
+  name: "deno",
+  version: Deno.version.deno,
+  isMainModule: (importMeta) => importMeta.main === true,
+  args: () => [...Deno.args],
+  env: (name) => Deno.env.get(name),
+  cwd: () => Deno.cwd(),
+  exit: (code) => Deno.exit(code),
+  selfCommand: (cliPath) => ({ command: Deno.execPath(), args: ["run", "-A", "--quiet", cliPath] }),
+  onSignal(signal: StopSignal, handler: () => void) {
+    Deno.addSignalListener(signal, handler);
+    return () => Deno.removeSignalListener(signal, handler);
+  },
+  stderrIsTerminal: () => Deno.stderr.isTerminal(),
+  writeStderr: (text) => {
+    Deno.stderr.writeSync(new TextEncoder().encode(text));
+  },
+  writeStdout: async (text) => {
+    const bytes = new TextEncoder().encode(text);
+    let written = 0;
+    while (written < bytes.length) written += await Deno.stdout.write(bytes.subarray(written));
+  },
+  memoryRss: () => Deno.memoryUsage().rss,
+  httpClient,
+  listen,
+  stdin: () => Deno.stdin.readable,
+};

@@ -1,0 +1,121 @@
+/** The Node side of the runtime boundary (Node 22 or later). */
+import process from "node:process";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { Readable } from "node:stream";
+import { realpathSync } from "node:fs";
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { HttpClient, HttpClientOptions, Listener, ListenOptions, Runtime, StopSignal } from "./types.ts";
+
+function httpClient(options: HttpClientOptions): HttpClient {
+  if (!options.proxy) {
+    return { fetch: (input, init) => fetch(input, init), close: () => {} };
+  }
+  // Node's built-in fetch has no proxy option; undici (the library behind it) does, so it is loaded only when a
+  // proxy is asked for.
+  const proxy = options.proxy;
+  const loaded = import("undici").then((undici) => ({ undici, agent: new undici.ProxyAgent(proxy) }));
+  return {
+    async fetch(input, init) {
+      const { undici, agent } = await loaded;
+      // deno-lint-ignore no-explicit-any
+      return await undici.fetch(input, { ...init, dispatcher: agent } as any) as unknown as Response;
+    },
+    close() {
+      loaded.then(({ agent }) => agent.close()).catch(() => {});
+    },
+  };
+}
+
+function isMainModule(importMeta: { url: string; main?: boolean }): boolean {
+  if (typeof importMeta.main === "boolean") return importMeta.main; // Node 24.2 and later
+  const entry = process.argv[1];
+  if (!entry || !importMeta.url.startsWith("file:")) return false;
+  try {
+    // realpath on both sides: npm runs a package's bin through a symlink in node_modules/.bin.
+    return realpathSync(resolve(entry)) === realpathSync(fileURLToPath(importMeta.url));
+  } catch {
+    return false;
+  }
+}
+
+function toRequest(req: IncomingMessage, hostname: string, port: number): Request {
+  const url = `http://${req.headers.host ?? `${hostname}:${port}`}${req.url ?? "/"}`;
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (Array.isArray(value)) value.forEach((v) => headers.append(name, v));
+    else if (value !== undefined) headers.set(name, value);
+  }
+  const hasBody = req.method !== "GET" && req.method !== "HEAD";
+  return new Request(url, {
+    method: req.method,
+    headers,
+    body: hasBody ? Readable.toWeb(req) as ReadableStream<Uint8Array> : undefined,
+    duplex: "half",
+  } as RequestInit);
+}
+
+async function sendResponse(res: ServerResponse, response: Response): Promise<void> {
+  const headers: Record<string, string | string[]> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = name === "set-cookie" ? response.headers.getSetCookie() : value;
+  });
+  res.writeHead(response.status, headers);
+  if (response.body) {
+    for await (const chunk of response.body) res.write(chunk);
+  }
+  res.end();
+}
+
+function listen(
+  handler: (request: Request) => Response | Promise<Response>,
+  options: ListenOptions,
+): Promise<Listener> {
+  const server = createServer((req, res) => {
+    const address = server.address();
+    const port = typeof address === "object" && address ? address.port : options.port;
+    Promise.resolve(handler(toRequest(req, options.hostname, port)))
+      .then((response) => sendResponse(res, response))
+      .catch(() => {
+        if (!res.headersSent) res.writeHead(500);
+        res.end();
+      });
+  });
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.hostname, () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : options.port;
+      const close = () =>
+        new Promise<void>((done) => {
+          server.close(() => done());
+          server.closeAllConnections();
+        });
+      options.signal?.addEventListener("abort", () => void close());
+      resolve({ hostname: options.hostname, port, close });
+    });
+  });
+}
+
+export const nodeRuntime: Runtime = {
+  name: "node",
+  version: process.versions.node,
+  isMainModule,
+  args: () => process.argv.slice(2),
+  env: (name) => process.env[name],
+  cwd: () => process.cwd(),
+  exit: (code) => process.exit(code),
+  selfCommand: (cliPath) => ({ command: process.execPath, args: [cliPath] }),
+  onSignal(signal: StopSignal, handler: () => void) {
+    process.on(signal, handler);
+    return () => void process.off(signal, handler);
+  },
+  stderrIsTerminal: () => Boolean(process.stderr.isTTY),
+  writeStderr: (text) => void process.stderr.write(text),
+  writeStdout: (text) =>
+    new Promise<void>((resolve, reject) => process.stdout.write(text, (error) => error ? reject(error) : resolve())),
+  memoryRss: () => process.memoryUsage.rss(),
+  httpClient,
+  listen,
+  stdin: () => Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
+};

@@ -1,0 +1,66 @@
+/**
+ * The runtime boundary: everything Netweir needs from Deno or Node that web standards and `node:` built-ins do not
+ * give it in the same way on both. The rest of the code asks for a {@link Runtime} and never touches `Deno.*` or
+ * `process.*` itself, so the npm build is a transpile rather than a rewrite.
+ */
+
+/** A signal a crawl or server reacts to. */
+export type StopSignal = "SIGINT" | "SIGTERM";
+
+/** Options for one HTTP client; a crawl keeps one client per proxy. */
+export interface HttpClientOptions {
+  /** Proxy URL (`http://user:pass@host:port`); requests go through it when set. */
+  proxy?: string;
+}
+
+/** A fetch bound to a connection pool (and a proxy), closed when the crawl ends. */
+export interface HttpClient {
+  fetch(input: string | URL, init: RequestInit): Promise<Response>;
+  close(): void;
+}
+
+/** A running HTTP server started by {@link Runtime.listen}. */
+export interface Listener {
+  readonly hostname: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+export interface ListenOptions {
+  hostname: string;
+  port: number;
+  signal?: AbortSignal;
+}
+
+/** What a runtime provides. One implementation per runtime, chosen once at start-up. */
+export interface Runtime {
+  readonly name: "deno" | "node";
+  /** The runtime's own version, as `deno --version` or `node --version` gives it without the `v` (`2.9.6`). */
+  readonly version: string;
+  /**
+   * Whether the module whose `import.meta` is given is the program's entry point. Deno has `import.meta.main`;
+   * Node before 24 does not, so there the entry is the file `process.argv[1]` resolves to.
+   */
+  isMainModule(importMeta: { url: string; main?: boolean }): boolean;
+  /** Command-line arguments after the script. */
+  args(): string[];
+  env(name: string): string | undefined;
+  cwd(): string;
+  exit(code: number): never;
+  /** The command that re-runs Netweir's own CLI in a fresh process: the executable and its leading arguments. */
+  selfCommand(cliPath: string): { command: string; args: string[] };
+  /** Adds a handler for a signal; returns a function that removes it. */
+  onSignal(signal: StopSignal, handler: () => void): () => void;
+  /** Whether standard error is a terminal (for the live progress line). */
+  stderrIsTerminal(): boolean;
+  writeStderr(text: string): void;
+  writeStdout(text: string): Promise<void>;
+  /** Resident set size of this process in bytes. */
+  memoryRss(): number;
+  /** An HTTP client, optionally through a proxy. */
+  httpClient(options: HttpClientOptions): HttpClient;
+  /** Serves `handler` until closed. */
+  listen(handler: (request: Request) => Response | Promise<Response>, options: ListenOptions): Promise<Listener>;
+  /** Reads all of standard input as a stream of bytes. */
+  stdin(): ReadableStream<Uint8Array>;
+}

@@ -1,0 +1,66 @@
+/**
+ * The start-of-crawl checks, as one function: what `netweir crawl` refuses before it fetches anything, and what
+ * `netweir serve` refuses when a job is scheduled, without starting a crawl.
+ */
+import { SettingsError } from "../errors.ts";
+import { BUILTIN_PROFILES } from "./profiles.ts";
+import { Settings, type SettingsInit } from "./settings.ts";
+import { findSetting, SETTINGS, type SettingValues } from "./table.ts";
+
+/** Where a crawl's settings come from, lowest layer first after the defaults. */
+export interface SettingsSources {
+  /** The spider's `settings` property. */
+  spider?: Settings;
+  /** The spider's own named profiles. */
+  profiles?: Record<string, SettingsInit>;
+  /** `-s` on the command line or `setting=` over HTTP. */
+  overrides?: Settings;
+}
+
+/**
+ * Layers defaults, the chosen profile, the spider's settings and the overrides, then runs every start-of-crawl
+ * check. Returns the settings the crawl runs with; throws SettingsError naming the first problem.
+ */
+export function resolveCrawlSettings(sources: SettingsSources): SettingValues {
+  const given = (sources.spider ?? new Settings()).merge(sources.overrides);
+  const profileName = given.given("profile") ?? null;
+  let layered = given;
+  if (profileName !== null) {
+    const bundle = sources.profiles?.[profileName] ?? BUILTIN_PROFILES[profileName];
+    if (!bundle) {
+      const known = [...Object.keys(BUILTIN_PROFILES), ...Object.keys(sources.profiles ?? {})];
+      throw new SettingsError(`unknown profile ${JSON.stringify(profileName)} (known: ${known.join(", ")})`, {
+        setting: "profile",
+      });
+    }
+    layered = new Settings(bundle).merge(given);
+  }
+  const values = layered.resolve();
+  checkSettings(values);
+  return values;
+}
+
+/** The checks across settings that no single row can make. Throws SettingsError. */
+export function checkSettings(values: SettingValues): void {
+  for (const row of SETTINGS) {
+    if (row.unavailable && values[row.key as keyof SettingValues] !== row.default) {
+      throw new SettingsError(`${row.cli} is not available yet`, { setting: row.cli });
+    }
+  }
+  if (values.workers > 0) throw new SettingsError("workers is not available yet", { setting: "workers" });
+  if (values.queue !== null) throw new SettingsError("queue is not available yet", { setting: "queue" });
+  if (values.minDelay > values.maxDelay) {
+    throw new SettingsError(
+      `min_delay (${values.minDelay}) is above max_delay (${values.maxDelay})`,
+      { setting: "min_delay" },
+    );
+  }
+  if (values.proxyRotation !== null && values.proxies.length === 0) {
+    throw new SettingsError("proxy_rotation needs proxies", { setting: "proxy_rotation" });
+  }
+}
+
+/** The command-line spelling of a setting, for messages. */
+export function cliName(key: string): string {
+  return findSetting(key)?.cli ?? key;
+}

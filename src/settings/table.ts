@@ -1,0 +1,408 @@
+/**
+ * The one table of settings: TypeScript name, command-line and HTTP name, type, default, check and one-line doc.
+ * Parsing `-s KEY=VALUE`, validating `new Settings({...})`, the docs page and `netweir crawl --help` all read it.
+ */
+import type { SettingDefinition, SettingType } from "./types.ts";
+
+type Omitted = "key";
+function setting<T>(row: Omit<SettingDefinition<T>, Omitted>): Omit<SettingDefinition<T>, Omitted> {
+  return row;
+}
+
+const atLeast = (min: number) => (value: number | null) =>
+  value !== null && value < min ? `must be at least ${min}` : undefined;
+const positive = (value: number | null) => value !== null && value <= 0 ? "must be greater than 0" : undefined;
+
+/** User-agent sent when a spider does not set its own. */
+export const DEFAULT_USER_AGENT = "netweir/0.4.0";
+
+const TABLE = {
+  // Scheduling and politeness (C7)
+  concurrency: setting<number>({
+    cli: "concurrency",
+    type: "int",
+    default: 16,
+    check: atLeast(1),
+    doc: "Requests in flight at once in this process",
+  }),
+  perDomain: setting<number>({
+    cli: "per_domain",
+    type: "int",
+    default: 8,
+    check: atLeast(1),
+    doc: "Requests in flight at once to one host",
+  }),
+  minDelay: setting<number>({
+    cli: "min_delay",
+    type: "float",
+    default: 0,
+    check: atLeast(0),
+    doc: "Seconds between two requests to one host, at least",
+  }),
+  maxDelay: setting<number>({
+    cli: "max_delay",
+    type: "float",
+    default: 60,
+    check: atLeast(0),
+    doc: "Seconds between two requests to one host, at most, however slow the site gets",
+  }),
+  autothrottle: setting<boolean>({
+    cli: "autothrottle",
+    type: "bool",
+    default: true,
+    doc: "Adjust the delay between minDelay and maxDelay from latency, 429/503 answers and Retry-After",
+  }),
+  autothrottleTarget: setting<number>({
+    cli: "autothrottle_target",
+    type: "float",
+    default: 4,
+    check: positive,
+    doc: "Requests the autothrottle aims to keep in flight to one host on average",
+  }),
+  maxDepth: setting<number | null>({
+    cli: "max_depth",
+    type: "int",
+    nullable: true,
+    default: null,
+    check: atLeast(0),
+    doc: "Links followed from a start request, at most (null: no limit)",
+  }),
+  trapDetection: setting<boolean>({
+    cli: "trap_detection",
+    type: "bool",
+    default: true,
+    doc: "Drop URLs that look like crawler traps: repeating path segments, very deep paths, endless query strings",
+  }),
+  maxUrlLength: setting<number>({
+    cli: "max_url_length",
+    type: "int",
+    default: 2083,
+    check: atLeast(16),
+    doc: "Longest URL followed; longer ones are dropped as traps",
+  }),
+  // Downloading (C8, C9)
+  timeout: setting<number>({
+    cli: "timeout",
+    type: "float",
+    default: 30,
+    check: positive,
+    doc: "Seconds to wait for a whole response",
+  }),
+  maxRedirects: setting<number>({
+    cli: "max_redirects",
+    type: "int",
+    default: 20,
+    check: atLeast(0),
+    doc: "Redirects followed for one request, at most",
+  }),
+  retries: setting<number>({
+    cli: "retries",
+    type: "int",
+    default: 2,
+    check: atLeast(0),
+    doc: "Times a request is tried again after a network error, a timeout, a 5xx or a 429",
+  }),
+  retryHttpCodes: setting<number[]>({
+    cli: "retry_http_codes",
+    type: "ints",
+    default: [500, 502, 503, 504, 522, 524, 408, 429],
+    doc: "HTTP statuses that are retried",
+  }),
+  retryBackoff: setting<number>({
+    cli: "retry_backoff",
+    type: "float",
+    default: 1,
+    check: atLeast(0),
+    doc: "Seconds before the first retry; each further retry waits twice as long (Retry-After wins when longer)",
+  }),
+  cookies: setting<boolean>({
+    cli: "cookies",
+    type: "bool",
+    default: true,
+    doc: "Keep cookies in a jar of this process's own and send them back",
+  }),
+  httpAuth: setting<Record<string, { user: string; password: string }>>({
+    cli: "http_auth",
+    type: "auth-map",
+    default: {},
+    doc: "Basic auth per host, HOST=USER:PASSWORD[,HOST=USER:PASSWORD]; sent only to that host and its subdomains",
+  }),
+  proxies: setting<string[]>({
+    cli: "proxies",
+    type: "strings",
+    default: [],
+    check: (list) => list.find((p) => !/^https?:\/\//.test(p)) && "must be http:// or https:// URLs",
+    doc: "Proxy URLs to send requests through",
+  }),
+  proxyRotation: setting<string | null>({
+    cli: "proxy_rotation",
+    type: "string",
+    nullable: true,
+    choices: ["per_request", "per_domain"],
+    default: null,
+    doc: "How proxies are chosen: per_request (round robin) or per_domain (one proxy per host); needs proxies",
+  }),
+  userAgent: setting<string>({
+    cli: "user_agent",
+    type: "string",
+    default: DEFAULT_USER_AGENT,
+    doc: "User-Agent header",
+  }),
+  defaultHeaders: setting<Record<string, string>>({
+    cli: "default_headers",
+    type: "headers",
+    default: { "accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8", "accept-language": "en" },
+    doc: "Headers sent with every request unless the request sets them (JSON object on the command line)",
+  }),
+  maxBodySize: setting<number>({
+    cli: "max_body_size",
+    type: "int",
+    default: 64 * 1024 * 1024,
+    check: atLeast(1),
+    doc: "Largest response body in bytes; bigger responses fail",
+  }),
+  obeyRobotsTxt: setting<boolean>({
+    cli: "obey_robots_txt",
+    type: "bool",
+    default: true,
+    doc: "Fetch robots.txt once per host, skip what it disallows and wait its Crawl-delay",
+  }),
+  // Limits (C11)
+  maxItems: setting<number | null>({
+    cli: "max_items",
+    type: "int",
+    nullable: true,
+    default: null,
+    check: atLeast(1),
+    doc: "Stop after this many items",
+  }),
+  maxPages: setting<number | null>({
+    cli: "max_pages",
+    type: "int",
+    nullable: true,
+    default: null,
+    check: atLeast(1),
+    doc: "Stop after this many pages",
+  }),
+  maxErrors: setting<number | null>({
+    cli: "max_errors",
+    type: "int",
+    nullable: true,
+    default: null,
+    check: atLeast(1),
+    doc: "Stop after this many errors (failed requests and callbacks that threw)",
+  }),
+  maxTime: setting<number | null>({
+    cli: "max_time",
+    type: "float",
+    nullable: true,
+    default: null,
+    check: positive,
+    doc: "Stop after this many seconds",
+  }),
+  maxMemory: setting<number | null>({
+    cli: "max_memory",
+    type: "int",
+    nullable: true,
+    default: null,
+    check: atLeast(1),
+    doc: "Stop when the process's resident memory passes this many MiB",
+  }),
+  maxPagesPerDomain: setting<number | null>({
+    cli: "max_pages_per_domain",
+    type: "int",
+    nullable: true,
+    default: null,
+    check: atLeast(1),
+    doc: "Requests taken for one host, at most; the rest are dropped",
+  }),
+  // Profiles (C17)
+  profile: setting<string | null>({
+    cli: "profile",
+    type: "string",
+    nullable: true,
+    default: null,
+    doc: "A named bundle of settings: polite, fast, or one of the spider's own profiles",
+  }),
+  // Queue (distributed crawls)
+  queue: setting<string | null>({
+    cli: "queue",
+    type: "string",
+    nullable: true,
+    default: null,
+    doc: "Where requests wait: null for this process's memory, redis://host:port/db for a queue shared by processes",
+  }),
+  queueKey: setting<string | null>({
+    cli: "queue_key",
+    type: "string",
+    nullable: true,
+    default: null,
+    doc: "Name of the crawl's keys in a shared queue (default: the spider's name)",
+  }),
+  queueIdle: setting<number | null>({
+    cli: "queue_idle",
+    type: "float",
+    nullable: true,
+    default: 30,
+    check: atLeast(0),
+    doc: "Seconds the shared queue must stay empty, with nobody busy, before a process ends (null: never)",
+  }),
+  queueLease: setting<number>({
+    cli: "queue_lease",
+    type: "float",
+    default: 60,
+    check: positive,
+    doc: "Seconds of silence after which a process is taken for dead and its requests go back to the queue",
+  }),
+  // State and output
+  checkpoint: setting<string | null>({
+    cli: "checkpoint",
+    type: "string",
+    nullable: true,
+    default: null,
+    unavailable: true,
+    doc: "Directory keeping the queue, duplicate filter and stats, so the same command carries on",
+  }),
+  cache: setting<string | null>({
+    cli: "cache",
+    type: "string",
+    nullable: true,
+    default: null,
+    unavailable: true,
+    doc: "Directory of cached responses that later runs are answered from",
+  }),
+  deltafetch: setting<string | null>({
+    cli: "deltafetch",
+    type: "string",
+    nullable: true,
+    default: null,
+    unavailable: true,
+    doc: "File remembering requests that yielded items; later runs skip them",
+  }),
+  warc: setting<string | null>({
+    cli: "warc",
+    type: "string",
+    nullable: true,
+    default: null,
+    unavailable: true,
+    doc: "WARC file of everything fetched (.warc.gz compresses each record)",
+  }),
+  har: setting<string | null>({
+    cli: "har",
+    type: "string",
+    nullable: true,
+    default: null,
+    unavailable: true,
+    doc: "HAR 1.2 file of everything fetched",
+  }),
+  workers: setting<number>({
+    cli: "workers",
+    type: "int",
+    default: 0,
+    check: atLeast(0),
+    doc: "Worker threads running callbacks (0: callbacks run on the main thread)",
+  }),
+  // Browser (C23)
+  browserPath: setting<string | null>({
+    cli: "browser_path",
+    type: "string",
+    nullable: true,
+    default: null,
+    unavailable: true,
+    doc: "Chrome or Chromium executable for rendering (default: found on PATH)",
+  }),
+  browserTabs: setting<number>({
+    cli: "browser_tabs",
+    type: "int",
+    default: 4,
+    check: atLeast(1),
+    doc: "Browser tabs open at once for rendering",
+  }),
+  browserUploadDir: setting<string | null>({
+    cli: "browser_upload_dir",
+    type: "string",
+    nullable: true,
+    default: null,
+    unavailable: true,
+    doc: "The only directory set_input_files steps may upload from",
+  }),
+  // Logs and stats (C14)
+  logLevel: setting<string>({
+    cli: "log_level",
+    type: "string",
+    choices: ["debug", "info", "warning", "error"],
+    default: "info",
+    doc: "Least important log lines shown",
+  }),
+  statsFile: setting<string | null>({
+    cli: "stats_file",
+    type: "string",
+    nullable: true,
+    default: null,
+    doc: "File the stats are written to every statsInterval seconds and at the end, as JSON",
+  }),
+  statsInterval: setting<number>({
+    cli: "stats_interval",
+    type: "float",
+    default: 5,
+    check: positive,
+    doc: "Seconds between two writes of the stats file",
+  }),
+  progress: setting<boolean | null>({
+    cli: "progress",
+    type: "bool",
+    nullable: true,
+    default: null,
+    doc: "Live progress line on standard error (null: only when it is a terminal)",
+  }),
+};
+
+/** Setting names as TypeScript spells them. */
+export type SettingKey = keyof typeof TABLE;
+
+/** Every setting with its value type. */
+export type SettingValues = { [K in SettingKey]: (typeof TABLE)[K]["default"] };
+
+/** The table, with each row's TypeScript key filled in. */
+export const SETTINGS: readonly SettingDefinition[] = Object.entries(TABLE).map(([key, row]) => ({
+  key,
+  ...row,
+} as SettingDefinition));
+
+const byName = new Map<string, SettingDefinition>();
+for (const row of SETTINGS) {
+  byName.set(row.key, row);
+  byName.set(row.cli, row);
+}
+
+/** The row for a setting in either spelling, or undefined. */
+export function findSetting(name: string): SettingDefinition | undefined {
+  return byName.get(name);
+}
+
+/** The names closest to an unknown one, for "did you mean" hints. */
+export function nearestSetting(name: string): string | undefined {
+  let best: { name: string; distance: number } | undefined;
+  const wanted = name.toLowerCase();
+  for (const row of SETTINGS) {
+    for (const candidate of [row.cli, row.key]) {
+      const distance = editDistance(wanted, candidate.toLowerCase());
+      if (!best || distance < best.distance) best = { name: row.cli, distance };
+    }
+  }
+  return best && best.distance <= Math.max(2, Math.floor(wanted.length / 3)) ? best.name : undefined;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length];
+}
+
+export type { SettingType };

@@ -1,0 +1,31 @@
+/** The value types a setting can have, and how one definition in the table is written. */
+
+export type SettingType =
+  | "int"
+  | "float"
+  | "bool"
+  | "string"
+  | "strings"
+  | "ints"
+  | "headers"
+  | "auth-map";
+
+/** One row of the settings table. */
+export interface SettingDefinition<T = unknown> {
+  /** camelCase name used in TypeScript. */
+  key: string;
+  /** snake_case name used with `-s` and over HTTP. */
+  cli: string;
+  type: SettingType;
+  /** Whether `null` (Python's None) is an allowed value. */
+  nullable?: boolean;
+  /** For string settings with a fixed set of values. */
+  choices?: readonly string[];
+  default: T;
+  /** Checks one value on its own; returns a problem in words, or undefined. */
+  check?: (value: T) => string | undefined;
+  /** One line for docs and `--help`. */
+  doc: string;
+  /** Set when the feature behind the setting has not been built yet: using it is refused at start. */
+  unavailable?: boolean;
+}

@@ -1,0 +1,130 @@
+/**
+ * Which links of a page a Rule takes (C5), as Scrapy's LinkExtractor: URL patterns to allow and deny, domains to
+ * allow and deny, regions of the page to look in, and file extensions that are never pages.
+ */
+import type { Page } from "./page.ts";
+import { resolveLinks, walkLinks } from "./html_links.ts";
+
+/** A URL pattern: a regular expression, or its source as a string. Searched anywhere in the absolute URL. */
+export type Pattern = string | RegExp;
+
+export interface LinkExtractorOptions {
+  /** Only links matching one of these (any link when none are given). */
+  allow?: Pattern | readonly Pattern[];
+  /** Never links matching one of these (wins over `allow`). */
+  deny?: Pattern | readonly Pattern[];
+  /** Only links to these hosts or their subdomains. */
+  allowDomains?: string | readonly string[];
+  /** Never links to these hosts or their subdomains. */
+  denyDomains?: string | readonly string[];
+  /** Only links inside elements matching these selectors (the whole page when none). */
+  restrictCss?: string | readonly string[];
+  /** File extensions that are not pages (Scrapy's list when not given; `[]` to take everything). */
+  denyExtensions?: readonly string[];
+}
+
+/** Scrapy's IGNORED_EXTENSIONS: archives, images, audio, video, office documents and other non-pages. */
+export const DEFAULT_DENY_EXTENSIONS: readonly string[] = [
+  ..."7z 7zip bz2 rar tar tar.gz xz zip".split(" "),
+  ..."mng pct bmp gif jpg jpeg png pst psp tif tiff ai drw dxf eps ps svg cdr ico webp avif".split(" "),
+  ..."mp3 wma ogg wav ra aac mid au aiff".split(" "),
+  ..."3gp asf asx avi mov mp4 mpg qt rm swf wmv m4a m4v flv webm".split(" "),
+  ..."xls xlsx ppt pptx pps doc docx odt ods odg odp".split(" "),
+  ..."css pdf exe bin rss dmg iso apk jar sh rb js hqx".split(" "),
+];
+
+function list<T>(value: T | readonly T[] | undefined): readonly T[] {
+  if (value === undefined) return [];
+  return Array.isArray(value) ? value : [value as T];
+}
+
+/** A pattern as a RegExp safe to `test()` repeatedly (no g/y flags, whose lastIndex would carry state). */
+function compilePattern(pattern: Pattern, option: string): RegExp {
+  if (pattern instanceof RegExp) {
+    return /[gy]/.test(pattern.flags) ? new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, "")) : pattern;
+  }
+  if (typeof pattern !== "string") throw new TypeError(`${option} must be strings or RegExps`);
+  try {
+    return new RegExp(pattern);
+  } catch (error) {
+    throw new TypeError(`${option}: invalid pattern ${JSON.stringify(pattern)}: ${(error as Error).message}`);
+  }
+}
+
+function normaliseDomain(domain: string, option: string): string {
+  if (typeof domain !== "string" || domain.trim() === "") throw new TypeError(`${option} must be host names`);
+  return domain.trim().toLowerCase().replace(/^\.+|\.+$/g, "");
+}
+
+/** Whether `host` is `domain` or one of its subdomains. */
+function hostInDomains(host: string, domains: readonly string[]): boolean {
+  for (const domain of domains) {
+    if (host === domain || (host.endsWith(domain) && host[host.length - domain.length - 1] === ".")) return true;
+  }
+  return false;
+}
+
+/** The extension of a URL path's last segment, lower case ("tar.gz" counts as "gz" and as "tar.gz"). */
+function hasExtension(pathname: string, extensions: ReadonlySet<string>): boolean {
+  const name = pathname.slice(pathname.lastIndexOf("/") + 1).toLowerCase();
+  for (let dot = name.indexOf("."); dot !== -1; dot = name.indexOf(".", dot + 1)) {
+    if (extensions.has(name.slice(dot + 1))) return true;
+  }
+  return false;
+}
+
+export class LinkExtractor {
+  readonly #allow: readonly RegExp[];
+  readonly #deny: readonly RegExp[];
+  readonly #allowDomains: readonly string[];
+  readonly #denyDomains: readonly string[];
+  readonly #denyExtensions: ReadonlySet<string>;
+  /** The region selectors, joined into one selector list ("" for the whole page). */
+  readonly restrictCss: string;
+
+  constructor(options: LinkExtractorOptions = {}) {
+    this.#allow = list(options.allow).map((p) => compilePattern(p, "allow"));
+    this.#deny = list(options.deny).map((p) => compilePattern(p, "deny"));
+    this.#allowDomains = list(options.allowDomains).map((d) => normaliseDomain(d, "allowDomains"));
+    this.#denyDomains = list(options.denyDomains).map((d) => normaliseDomain(d, "denyDomains"));
+    this.#denyExtensions = new Set(
+      (options.denyExtensions ?? DEFAULT_DENY_EXTENSIONS).map((ext) => ext.toLowerCase().replace(/^\./, "")),
+    );
+    const regions = list(options.restrictCss);
+    for (const css of regions) {
+      if (typeof css !== "string" || css.trim() === "") throw new TypeError("restrictCss must be CSS selectors");
+    }
+    this.restrictCss = regions.join(", ");
+  }
+
+  /** Whether an absolute URL passes the patterns, domains and extensions (regions aside). */
+  matches(url: string): boolean {
+    if (this.#allow.length > 0 && !this.#allow.some((re) => re.test(url))) return false;
+    if (this.#deny.some((re) => re.test(url))) return false;
+    if (this.#allowDomains.length === 0 && this.#denyDomains.length === 0 && this.#denyExtensions.size === 0) {
+      return true;
+    }
+    const parsed = URL.parse(url);
+    if (parsed === null) return false;
+    const host = parsed.hostname;
+    if (this.#allowDomains.length > 0 && !hostInDomains(host, this.#allowDomains)) return false;
+    if (hostInDomains(host, this.#denyDomains)) return false;
+    return !(this.#denyExtensions.size > 0 && hasExtension(parsed.pathname, this.#denyExtensions));
+  }
+
+  /** The links to consider on a page before filtering: all of them, or those inside the regions. */
+  candidates(page: Page): string[] {
+    if (this.restrictCss === "") return page.links();
+    return regionLinks(page, this.restrictCss);
+  }
+
+  /** The page's links this extractor takes, absolute, in document order, without duplicates. */
+  extract(page: Page): string[] {
+    return this.candidates(page).filter((url) => this.matches(url));
+  }
+}
+
+/** The links inside (or being) the elements matching `css`, resolved against the page's base. */
+export function regionLinks(page: Page, css: string): string[] {
+  return resolveLinks(walkLinks(page.css(css).elements).hrefs, page.baseUrl);
+}

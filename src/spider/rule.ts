@@ -1,0 +1,87 @@
+/**
+ * Rules (C5), as Scrapy's CrawlSpider: each rule says which links to take (a LinkExtractor), what to call on the
+ * pages they lead to, and whether to keep following links from those pages. Requests made by a rule carry the
+ * rule's index, not a callback, so they travel through a shared queue as plain data.
+ */
+import type { CallbackRef, Request } from "./request.ts";
+import type { Page } from "./page.ts";
+import type { Spider } from "./spider.ts";
+import { LinkExtractor, type LinkExtractorOptions } from "./link_extractor.ts";
+
+/** Changes the links a rule took from a page before they are requested; a spider method name or a function. */
+// deno-lint-ignore no-explicit-any
+export type ProcessLinks = string | ((this: any, links: string[], page: Page) => string[]);
+
+export interface RuleOptions extends LinkExtractorOptions {
+  /** What to call on the pages the rule's links lead to (a spider method or its name). */
+  callback?: CallbackRef;
+  /** Whether to apply the rules again on those pages; true when there is no callback, false when there is. */
+  follow?: boolean;
+  /** Called with the links the rule took from a page; returns those to request. */
+  processLinks?: ProcessLinks;
+  /** Passed to the callback as its second argument (must be JSON). */
+  cbKwargs?: Record<string, unknown>;
+}
+
+export class Rule {
+  readonly linkExtractor: LinkExtractor;
+  readonly callback: CallbackRef | undefined;
+  readonly follow: boolean;
+  readonly processLinks: ProcessLinks | undefined;
+  readonly cbKwargs: Record<string, unknown>;
+
+  constructor(options: RuleOptions = {}) {
+    this.linkExtractor = new LinkExtractor(options);
+    const { callback, follow, processLinks, cbKwargs } = options;
+    if (callback !== undefined && typeof callback !== "string" && typeof callback !== "function") {
+      throw new TypeError("Rule callback must be a spider method or its name");
+    }
+    if (follow !== undefined && typeof follow !== "boolean") throw new TypeError("Rule follow must be a boolean");
+    if (processLinks !== undefined && typeof processLinks !== "string" && typeof processLinks !== "function") {
+      throw new TypeError("Rule processLinks must be a function or a spider method name");
+    }
+    this.callback = callback;
+    this.follow = follow ?? callback === undefined;
+    this.processLinks = processLinks;
+    this.cbKwargs = { ...cbKwargs };
+  }
+}
+
+function applyProcessLinks(spider: Spider, rule: Rule, links: string[], page: Page): string[] {
+  const process = rule.processLinks;
+  if (process === undefined) return links;
+  const fn = typeof process === "string" ? (spider as unknown as Record<string, unknown>)[process] : process;
+  if (typeof fn !== "function") throw new TypeError(`Rule processLinks ${process} is not a method of the spider`);
+  const result = fn.call(spider, links, page);
+  if (!Array.isArray(result) || result.some((link) => typeof link !== "string")) {
+    throw new TypeError("Rule processLinks must return an array of URL strings");
+  }
+  return result;
+}
+
+/**
+ * The requests the spider's rules make from a page, as CrawlSpider does: the page's links are extracted once
+ * (once per distinct `restrictCss`), each goes to the first rule that takes it, and each request carries that
+ * rule's index (its callback applies when the page comes back). No URL is requested twice from one page.
+ */
+export function ruleRequests(spider: Spider, page: Page): Request[] {
+  const candidates = new Map<string, string[]>();
+  const seen = new Set<string>();
+  const requested = new Set<string>();
+  const requests: Request[] = [];
+  spider.rules.forEach((rule, index) => {
+    const extractor = rule.linkExtractor;
+    let links = candidates.get(extractor.restrictCss);
+    if (links === undefined) candidates.set(extractor.restrictCss, links = extractor.candidates(page));
+    const taken = links.filter((url) => !seen.has(url) && extractor.matches(url));
+    for (const url of taken) seen.add(url);
+    const toRequest = applyProcessLinks(spider, rule, taken, page);
+    for (const request of page.followAll(toRequest, { rule: index, cbKwargs: rule.cbKwargs })) {
+      // processLinks may return links another rule already took; one request per URL per page.
+      if (requested.has(request.url)) continue;
+      requested.add(request.url);
+      requests.push(request);
+    }
+  });
+  return requests;
+}

@@ -1,0 +1,212 @@
+/**
+ * Selections: the elements a CSS selector matched on a page, with the reading methods callbacks use (`text`,
+ * `attr`, `attrs`, `html`) and Scrapy's `::text` / `::attr(name)` endings as sugar.
+ */
+import { selectAll } from "css-select";
+import { type AnyNode, type Document, type Element, isTag, isText } from "domhandler";
+import { textContent } from "domutils";
+import render from "dom-serializer";
+
+/**
+ * What a selection reads when asked for text: the whole text of each element (`"element"`, also the mode of
+ * `"div ::text"`), only its own text nodes (`"own"`, `"h1::text"`), or one attribute (`"a::attr(href)"`).
+ */
+export type SelectionMode =
+  | { kind: "element" }
+  | { kind: "own" }
+  | { kind: "attr"; name: string };
+
+const ELEMENT: SelectionMode = { kind: "element" };
+const OWN: SelectionMode = { kind: "own" };
+
+/** A selector with its Scrapy-style ending taken off. */
+interface ParsedSelector {
+  /** The CSS part; "" means the selection itself. */
+  css: string;
+  mode: SelectionMode;
+}
+
+const PSEUDO = /::(?:text|attr\(\s*([^()\s]+)\s*\))\s*$/;
+
+/** Splits a selector list on its top-level commas (not those inside (), [] or quotes). */
+function splitSelectorList(selector: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let quote = "";
+  let start = 0;
+  for (let i = 0; i < selector.length; i++) {
+    const ch = selector[i];
+    if (quote) {
+      if (ch === "\\") i++;
+      else if (ch === quote) quote = "";
+    } else if (ch === '"' || ch === "'") quote = ch;
+    else if (ch === "(" || ch === "[") depth++;
+    else if (ch === ")" || ch === "]") depth--;
+    else if (ch === "," && depth === 0) {
+      parts.push(selector.slice(start, i));
+      start = i + 1;
+    }
+  }
+  parts.push(selector.slice(start));
+  return parts;
+}
+
+/**
+ * Takes `::text` / `::attr(name)` off the end of a selector (of every member of a selector list, which must then
+ * all end the same way). `"p::text"` reads each p's own text nodes; `"p ::text"` (a space before) reads all the
+ * text under each p, as Scrapy's descendant text does.
+ */
+export function parseSelector(selector: string): ParsedSelector {
+  if (!selector.includes("::")) return { css: selector, mode: ELEMENT };
+  const parts = splitSelectorList(selector);
+  let mode: SelectionMode | undefined;
+  let key = "";
+  const stripped: string[] = [];
+  for (const part of parts) {
+    const match = PSEUDO.exec(part);
+    if (!match) throw new SyntaxError(`selector ${JSON.stringify(selector)} mixes ::text/::attr() members and others`);
+    const before = part.slice(0, match.index);
+    const deep = before.trim() !== "" && /\s$/.test(before);
+    const partMode: SelectionMode = match[1] !== undefined
+      ? { kind: "attr", name: match[1].toLowerCase() }
+      : deep
+      ? ELEMENT
+      : OWN;
+    const partKey = partMode.kind === "attr" ? `attr:${partMode.name}` : partMode.kind;
+    if (mode && partKey !== key) {
+      throw new SyntaxError(`selector ${JSON.stringify(selector)}: every member must end the same way`);
+    }
+    mode = partMode;
+    key = partKey;
+    stripped.push(before.trim());
+  }
+  if (stripped.some((part) => part === "") && stripped.some((part) => part !== "")) {
+    throw new SyntaxError(`selector ${JSON.stringify(selector)}: an empty member cannot be mixed with others`);
+  }
+  return { css: stripped.every((part) => part === "") ? "" : stripped.join(", "), mode: mode ?? ELEMENT };
+}
+
+/** The text of an element's own text nodes (not its descendants'), as Scrapy's `el::text`. */
+function ownText(node: AnyNode): string {
+  if (!("children" in node)) return isText(node) ? node.data : "";
+  let text = "";
+  for (const child of node.children) if (isText(child)) text += child.data;
+  return text;
+}
+
+/**
+ * The elements a CSS selector matched, in document order. A selection is immutable; iterating it gives
+ * one-element selections.
+ *
+ * Nested `css()` searches each element and its descendants (Scrapy's descendant-or-self), so
+ * `page.css("li").css("li.active")` keeps the active items.
+ */
+export class Selection implements Iterable<Selection> {
+  readonly #nodes: readonly (Element | Document)[];
+  readonly #mode: SelectionMode;
+
+  /** Use `Page.css()`; this is for the page and for tests. */
+  constructor(nodes: readonly (Element | Document)[], mode: SelectionMode = ELEMENT) {
+    this.#nodes = nodes;
+    this.#mode = mode;
+    if (mode.kind === "attr") {
+      // Scrapy's ::attr(name) selects attribute values, so elements without the attribute are not part of it.
+      const name = mode.name;
+      this.#nodes = nodes.filter((node) => isTag(node) && node.attribs[name] !== undefined);
+    }
+  }
+
+  /** The matched elements, for code that wants the DOM itself (domhandler Elements). */
+  get elements(): Element[] {
+    return this.#nodes.filter(isTag);
+  }
+
+  /** What `text()` and `texts()` read: whole text, own text nodes, or an attribute. */
+  get mode(): SelectionMode {
+    return this.#mode;
+  }
+
+  /** How many elements matched. */
+  get length(): number {
+    return this.#nodes.length;
+  }
+
+  /**
+   * The elements under (or being) these ones that match `selector`. The selector may end with `::text` or
+   * `::attr(name)`; on its own (`"::text"`) it applies to this selection's elements.
+   */
+  css(selector: string): Selection {
+    const { css, mode } = parseSelector(selector);
+    if (css === "") return new Selection(this.#nodes, mode);
+    if (this.#nodes.length === 0) return new Selection([], mode);
+    // A single Document is searched below it; an array is searched including its members (css-select's rule).
+    const found = this.#nodes.length === 1 && !isTag(this.#nodes[0])
+      ? selectAll(css, this.#nodes[0])
+      : selectAll(css, this.#nodes as Element[]);
+    return new Selection(found, mode);
+  }
+
+  /**
+   * The first element's text, trimmed ("" when there is none): its whole text content, only its own text nodes
+   * after `::text`, or the attribute's value after `::attr(name)`.
+   */
+  text(): string {
+    const node = this.#nodes[0];
+    return node === undefined ? "" : this.#read(node).trim();
+  }
+
+  /** Each element's text, as `text()` reads it, trimmed (one entry per element, empty ones included). */
+  texts(): string[] {
+    return this.#nodes.map((node) => this.#read(node).trim());
+  }
+
+  #read(node: Element | Document): string {
+    switch (this.#mode.kind) {
+      case "attr":
+        return (isTag(node) && node.attribs[this.#mode.name]) || "";
+      case "own":
+        return ownText(node);
+      default:
+        return textContent(node);
+    }
+  }
+
+  /** The first element's attribute (names are lower case in HTML), or undefined. */
+  attr(name: string): string | undefined {
+    const node = this.#nodes[0];
+    return node !== undefined && isTag(node) ? node.attribs[name.toLowerCase()] : undefined;
+  }
+
+  /** The attribute's value on every element that has it, in order. */
+  attrs(name: string): string[] {
+    const key = name.toLowerCase();
+    const values: string[] = [];
+    for (const node of this.#nodes) {
+      if (!isTag(node)) continue;
+      const value = node.attribs[key];
+      if (value !== undefined) values.push(value);
+    }
+    return values;
+  }
+
+  /** The first element's outer HTML, or undefined when the selection is empty. */
+  html(): string | undefined {
+    const node = this.#nodes[0];
+    return node === undefined ? undefined : render(node, { encodeEntities: "utf8" });
+  }
+
+  /** The element at `index` (negative counts from the end) as a selection; empty when out of range. */
+  get(index: number): Selection {
+    const node = this.#nodes.at(index);
+    return new Selection(node === undefined ? [] : [node], this.#mode);
+  }
+
+  /** The first element as a selection (empty when there is none). */
+  first(): Selection {
+    return this.get(0);
+  }
+
+  *[Symbol.iterator](): Iterator<Selection> {
+    for (const node of this.#nodes) yield new Selection([node], this.#mode);
+  }
+}

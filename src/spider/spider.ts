@@ -1,0 +1,61 @@
+/**
+ * The Spider base class. A spider says where to start (`startUrls` or `start()`), what to do with each page
+ * (`parse` and other methods used as callbacks), and how to crawl (`settings`, `rules`, `allowedDomains`).
+ */
+import { Settings, type SettingsInit } from "../settings/settings.ts";
+import { createLogger } from "../log.ts";
+import { Request } from "./request.ts";
+import type { Page } from "./page.ts";
+import type { Rule } from "./rule.ts";
+import type { CallbackResult, Item, Logger } from "./types.ts";
+import type { RequestMiddleware, ResponseMiddleware } from "./middleware.ts";
+import type { Pipeline } from "./pipeline.ts";
+
+export abstract class Spider {
+  /** The spider's name; its class name when not set. Names its keys in a shared queue and its jobs. */
+  name?: string;
+  /** URLs requested first, at depth 0, handed to `parse`. */
+  startUrls: string[] = [];
+  /** Hosts the crawl may go to (subdomains included); empty means anywhere. */
+  allowedDomains: string[] = [];
+  /** The spider's own settings, under `-s` and over a profile. */
+  settings: Settings = new Settings();
+  /** Named bundles of settings of the spider's own, chosen with the `profile` setting. */
+  profiles: Record<string, SettingsInit> = {};
+  /** Link-following rules, as Scrapy's CrawlSpider. */
+  rules: Rule[] = [];
+  /** Item pipelines, in order. */
+  pipelines: Pipeline[] = [];
+  /** Request and response middlewares, in order. */
+  middlewares: Array<RequestMiddleware | ResponseMiddleware> = [];
+  /** Logs for the spider's own lines; set by the crawl that runs it. */
+  log: Logger = createLogger();
+
+  /** The start requests. Override to build them yourself (Scrapy's start_requests). */
+  async *start(): AsyncGenerator<Request> {
+    for (const url of this.startUrls) yield new Request({ url });
+  }
+
+  /** The default callback. Without rules, a spider must override it. */
+  parse(_page: Page): CallbackResult {
+    throw new Error(`${spiderName(this)} has no parse method`);
+  }
+
+  /** Called once when the crawl ends, with its finish reason. */
+  closed(_reason: string): void | Promise<void> {}
+}
+
+/** A spider's name: its `name`, else its class name. */
+export function spiderName(spider: Spider): string {
+  return spider.name ?? spider.constructor.name;
+}
+
+/** A spider class that can be instantiated. */
+export type SpiderClass = new () => Spider;
+
+/** Whether a value is a Spider subclass (a class, not an instance). */
+export function isSpiderClass(value: unknown): value is SpiderClass {
+  return typeof value === "function" && value.prototype instanceof Spider;
+}
+
+export type { Item };

@@ -1,0 +1,151 @@
+import assert from "node:assert/strict";
+import type { Downloader } from "../../src/fetch/downloader.ts";
+import { productTokens, RobotsTxt } from "../../src/fetch/robots.ts";
+import { Request } from "../../src/spider/request.ts";
+import { startFixtureSite } from "../helpers/fixture_site.ts";
+import { downloaderWith, onHost, textOf } from "./support.ts";
+
+const ROBOTS = [
+  "User-agent: netweir",
+  "Disallow: /private",
+  "Allow: /private/open",
+  "Crawl-delay: 2.5",
+  "",
+  "User-agent: *",
+  "Disallow: /",
+  "Crawl-delay: 9",
+  "",
+  "Sitemap: https://example.test/sitemap.xml",
+  "",
+].join("\n");
+
+/** robots.txt fetched the way the engine will: through the downloader, null when it fails. */
+function fetchTextWith(downloader: Downloader) {
+  return async (url: string) => {
+    try {
+      const response = await downloader.fetch(new Request(url));
+      return { status: response.status, text: textOf(response) };
+    } catch {
+      return null;
+    }
+  };
+}
+
+Deno.test("robots.txt rules for our product token decide, with its Crawl-delay", async () => {
+  const site = await startFixtureSite({ robots: ROBOTS });
+  const downloader = downloaderWith();
+  try {
+    const robots = new RobotsTxt(fetchTextWith(downloader), "netweir/0.4.0");
+    assert.deepEqual(await robots.check(site.url + "private/page"), { allowed: false, crawlDelay: 2.5 });
+    assert.deepEqual(await robots.check(site.url + "private/open/page"), { allowed: true, crawlDelay: 2.5 });
+    assert.deepEqual(await robots.check(site.url + "shop/"), { allowed: true, crawlDelay: 2.5 });
+    assert.deepEqual(robots.sitemaps(site.origin), ["https://example.test/sitemap.xml"]);
+    assert.deepEqual(robots.state(site.url + "anything"), { kind: "parsed", status: 200 });
+  } finally {
+    downloader.close();
+    await site.close();
+  }
+});
+
+Deno.test("a browser-like user agent naming netweir is matched by its product token", async () => {
+  const site = await startFixtureSite({ robots: ROBOTS });
+  const downloader = downloaderWith();
+  try {
+    const robots = new RobotsTxt(fetchTextWith(downloader), "Mozilla/5.0 (compatible; netweir/0.4; +https://x.test)");
+    assert.equal((await robots.check(site.url + "shop/")).allowed, true);
+    assert.equal((await robots.check(site.url + "private/x")).allowed, false);
+  } finally {
+    downloader.close();
+    await site.close();
+  }
+});
+
+Deno.test("another user agent falls under the * group and its Crawl-delay", async () => {
+  const site = await startFixtureSite({ robots: ROBOTS });
+  const downloader = downloaderWith();
+  try {
+    const robots = new RobotsTxt(fetchTextWith(downloader), "otherbot/1.0");
+    assert.deepEqual(await robots.check(site.url + "shop/"), { allowed: false, crawlDelay: 9 });
+  } finally {
+    downloader.close();
+    await site.close();
+  }
+});
+
+Deno.test("robots.txt is fetched once per origin, even by callers asking at the same time", async () => {
+  const site = await startFixtureSite({ robots: ROBOTS });
+  const downloader = downloaderWith();
+  try {
+    const robots = new RobotsTxt(fetchTextWith(downloader), "netweir/0.4.0");
+    const paths = ["a", "b", "private/c", "d", "e"];
+    const verdicts = await Promise.all(paths.map((path) => robots.check(site.url + path)));
+    assert.deepEqual(verdicts.map((v) => v.allowed), [true, true, false, true, true]);
+    await robots.check(site.url + "later");
+    assert.equal(site.hits("/robots.txt"), 1);
+    await robots.check(onHost(site.url, "localhost") + "private/x");
+    assert.equal(site.hits("/robots.txt"), 2, "another host name is another origin");
+  } finally {
+    downloader.close();
+    await site.close();
+  }
+});
+
+Deno.test("a missing robots.txt allows everything", async () => {
+  const site = await startFixtureSite({ robots: null });
+  const downloader = downloaderWith();
+  try {
+    const robots = new RobotsTxt(fetchTextWith(downloader), "netweir/0.4.0");
+    assert.deepEqual(await robots.check(site.url + "private/page"), { allowed: true });
+    assert.deepEqual(robots.state(site.origin), { kind: "missing", status: 404 });
+    assert.deepEqual(robots.sitemaps(site.origin), []);
+  } finally {
+    downloader.close();
+    await site.close();
+  }
+});
+
+Deno.test("an unreachable robots.txt allows everything", async () => {
+  const site = await startFixtureSite({ robots: ROBOTS });
+  const gone = site.url;
+  await site.close();
+  const downloader = downloaderWith();
+  try {
+    const robots = new RobotsTxt(fetchTextWith(downloader), "netweir/0.4.0");
+    assert.deepEqual(await robots.check(gone + "private/page"), { allowed: true });
+    assert.deepEqual(robots.state(gone), { kind: "unreachable" });
+    const throwing = new RobotsTxt(() => Promise.reject(new Error("boom")), "netweir");
+    assert.deepEqual(await throwing.check("https://site.test/x"), { allowed: true });
+  } finally {
+    downloader.close();
+  }
+});
+
+Deno.test("a robots.txt answering 5xx allows everything and is remembered as a server error", async () => {
+  const site = await startFixtureSite();
+  const downloader = downloaderWith();
+  try {
+    // The fixture's /robots.txt cannot fail, so robots.txt is read from its /status/503 instead.
+    let asked = 0;
+    const robots = new RobotsTxt(async () => {
+      asked++;
+      const response = await downloader.fetch(new Request(site.url + "status/503"));
+      return { status: response.status, text: textOf(response) };
+    }, "netweir/0.4.0");
+    assert.deepEqual(await robots.check(site.url + "private/page"), { allowed: true });
+    await robots.check(site.url + "other");
+    assert.equal(asked, 1);
+    assert.deepEqual(robots.state(site.origin), { kind: "server_error", status: 503 });
+  } finally {
+    downloader.close();
+    await site.close();
+  }
+});
+
+Deno.test("a user agent's product tokens put the bot's own first", () => {
+  assert.deepEqual(productTokens("netweir/0.4.0"), ["netweir"]);
+  assert.deepEqual(productTokens("netweir"), ["netweir"]);
+  assert.deepEqual(productTokens("Mozilla/5.0 (compatible; MyBot/1.2; +https://x.test/bot) Chrome/120.0"), [
+    "mybot",
+    "chrome",
+  ]);
+});
