@@ -28,11 +28,18 @@ export interface CrawlOptions {
   /** Where items go; nowhere when not given. */
   sink?: ItemSink;
   log?: Logger;
+  /** Milliseconds a stop waits for running callbacks before it gives their requests back (default 10 s). */
+  stopGraceMs?: number;
 }
 
 /** How often an idle process asks the frontier whether the crawl is over. */
 const IDLE_POLL_MS = 250;
 const START_BATCH = 100;
+/**
+ * How long a stop waits for callbacks still running (downloads end at once; a callback cannot be interrupted).
+ * Past it their requests go back to the frontier unfinished and the crawl closes without them.
+ */
+const STOP_GRACE_MS = 10_000;
 
 const discard: ItemSink = { write: () => Promise.resolve(), close: () => Promise.resolve() };
 
@@ -47,12 +54,14 @@ export class Crawl {
   /** Leased requests not started yet, by host. */
   readonly #waiting = new Map<string, Pending[]>();
   #waitingCount = 0;
-  readonly #inFlight = new Set<Promise<void>>();
+  /** Requests being processed, by their task. */
+  readonly #inFlight = new Map<Promise<void>, Pending>();
   #leasing = false;
   #lastLeaseEmpty = false;
   #startsDone = false;
   #stopReason: string | null = null;
   #fatal: unknown = undefined;
+  readonly #stopGraceMs: number;
   #wake: () => void = () => {};
 
   constructor(spider: Spider, options: CrawlOptions) {
@@ -60,6 +69,7 @@ export class Crawl {
     this.settings = options.settings;
     this.#log = options.log ?? createLogger(options.settings.logLevel as LogLevel);
     this.#frontier = options.frontier ?? new MemoryFrontier();
+    this.#stopGraceMs = options.stopGraceMs ?? STOP_GRACE_MS;
     spider.log = this.#log;
     const downloader = new Downloader(this.settings, this.#log);
     this.#ctx = {
@@ -258,13 +268,23 @@ export class Crawl {
       this.#lastLeaseEmpty = false;
       this.#wake();
     });
-    this.#inFlight.add(task);
+    this.#inFlight.set(task, pending);
   }
 
   async #shutdown(): Promise<void> {
     if (this.#stopReason === null) this.stop("error");
-    await Promise.allSettled([...this.#inFlight]);
     const leftover: Lease[] = [];
+    if (this.#inFlight.size > 0) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const grace = new Promise<void>((resolve) => timer = setTimeout(resolve, this.#stopGraceMs));
+      await Promise.race([Promise.allSettled([...this.#inFlight.keys()]), grace]);
+      clearTimeout(timer);
+      for (const [task, pending] of this.#inFlight) {
+        this.#log.warning(`a callback on ${pending.request.url} did not stop; its request goes back unfinished`);
+        leftover.push(pending.lease);
+        this.#inFlight.delete(task);
+      }
+    }
     for (const list of this.#waiting.values()) for (const pending of list) leftover.push(pending.lease);
     this.#waiting.clear();
     this.#waitingCount = 0;

@@ -1,5 +1,5 @@
 /** Spiders the engine tests run against the fixture site. */
-import { type Page, Request, Spider } from "../../mod.ts";
+import { type CallbackResult, type Page, Request, Spider } from "../../mod.ts";
 
 /** Crawls the fixture shop: every listing page, every book page, one item per book. */
 export class ShopSpider extends Spider {
@@ -31,7 +31,7 @@ export class ListSpider extends Spider {
   override async *start() {
     for (const url of this.urls) yield typeof url === "string" ? new Request({ url, errback: this.failed }) : url;
   }
-  override parse(page: Page) {
+  override parse(page: Page): CallbackResult {
     this.seen.push({ url: page.url, status: page.status, depth: page.depth });
     return { url: page.url };
   }

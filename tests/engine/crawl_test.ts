@@ -1,5 +1,14 @@
 import assert from "node:assert/strict";
-import { Crawl, type Item, type Page, Request, resolveCrawlSettings, Settings, type SettingsInit } from "../../mod.ts";
+import {
+  Crawl,
+  type Item,
+  MemoryFrontier,
+  type Page,
+  Request,
+  resolveCrawlSettings,
+  Settings,
+  type SettingsInit,
+} from "../../mod.ts";
 import type { Spider } from "../../src/spider/spider.ts";
 import { createLogger } from "../../src/log.ts";
 import { startFixtureSite } from "../helpers/fixture_site.ts";
@@ -276,5 +285,27 @@ Deno.test("two crawls in one process share nothing", async () => {
   } finally {
     await one.close();
     await two.close();
+  }
+});
+
+Deno.test("a stop gives up on a callback that never returns and gives its request back", async () => {
+  const site = await startFixtureSite();
+  try {
+    class Stuck extends ListSpider {
+      override parse(): Promise<void> {
+        return new Promise(() => {}); // never settles
+      }
+    }
+    const frontier = new MemoryFrontier();
+    const values = resolveCrawlSettings({ overrides: new Settings({ obeyRobotsTxt: false, progress: false }) });
+    const run = new Crawl(new Stuck([site.url + "echo"]), { settings: values, log: quiet, frontier, stopGraceMs: 100 });
+    const done = run.run();
+    while (site.hits("/echo") === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    run.stop("shutdown");
+    const stats = await done;
+    assert.equal(stats.finish_reason, "shutdown");
+    assert.equal((await frontier.status()).waiting, 1, "the stuck request is back in the queue");
+  } finally {
+    await site.close();
   }
 });

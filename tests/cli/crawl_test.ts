@@ -1,0 +1,179 @@
+import assert from "node:assert/strict";
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { startFixtureSite } from "../helpers/fixture_site.ts";
+import { startCli } from "../helpers/cli.ts";
+import { fixture, runCli, withTempDir } from "./_run.ts";
+
+const SPIDER = fixture("shop_spider.ts");
+
+function jsonLines(text: string): Array<Record<string, unknown>> {
+  return text.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line));
+}
+
+Deno.test("netweir crawl writes every item to each -o file, by extension", async () => {
+  const site = await startFixtureSite({ books: 30 });
+  try {
+    await withTempDir(async (dir) => {
+      const result = await runCli([
+        "crawl",
+        SPIDER,
+        "-a",
+        `site=${site.url}shop/`,
+        "-o",
+        join(dir, "items.jsonl"),
+        "-o",
+        join(dir, "items.json"),
+        "-o",
+        join(dir, "items.csv"),
+        "-o",
+        join(dir, "items.xml"),
+        "-s",
+        "min_delay=0",
+        "--stats-file",
+        join(dir, "stats.json"),
+      ]);
+      assert.equal(result.code, 0, result.stderr);
+      const lines = jsonLines(await readFile(join(dir, "items.jsonl"), "utf8"));
+      assert.equal(lines.length, 30);
+      assert.equal(JSON.parse(await readFile(join(dir, "items.json"), "utf8")).length, 30);
+      const csv = (await readFile(join(dir, "items.csv"), "utf8")).trim().split("\r\n");
+      assert.equal(csv[0], "title,price,url");
+      assert.equal(csv.length, 31);
+      assert.equal(((await readFile(join(dir, "items.xml"), "utf8")).match(/<item>/g) ?? []).length, 30);
+      const stats = JSON.parse(await readFile(join(dir, "stats.json"), "utf8"));
+      assert.equal(stats.finish_reason, "finished");
+      assert.equal(stats.items, 30);
+      assert.match(result.stderr, /crawl finished \{/);
+    });
+  } finally {
+    await site.close();
+  }
+});
+
+Deno.test("-o appends to an existing file and -O overwrites it", async () => {
+  const site = await startFixtureSite({ books: 5 });
+  try {
+    await withTempDir(async (dir) => {
+      const out = join(dir, "items.jsonl");
+      await writeFile(out, '{"old":true}\n');
+      const args = ["crawl", SPIDER, "-a", `site=${site.url}shop/`];
+      assert.equal((await runCli([...args, "-o", out])).code, 0);
+      assert.equal(jsonLines(await readFile(out, "utf8")).length, 6);
+      assert.equal((await runCli([...args, "-O", out])).code, 0);
+      assert.equal(jsonLines(await readFile(out, "utf8")).length, 5);
+    });
+  } finally {
+    await site.close();
+  }
+});
+
+Deno.test("bad settings and arguments exit 2 with one line naming what was wrong", async () => {
+  await withTempDir(async (dir) => {
+    const out = join(dir, "items.jsonl");
+    const cases: Array<[string[], RegExp]> = [
+      [["-s", "max_itemz=5"], /^netweir: unknown setting max_itemz \(did you mean max_items\?\)\n$/],
+      [["-s", "concurrency=many"], /^netweir: setting concurrency must be a whole number, not "many"\n$/],
+      [["-s", "concurrency=0"], /^netweir: setting concurrency must be at least 1\n$/],
+      [["-s", "min_delay=5", "-s", "max_delay=1"], /^netweir: min_delay \(5\) is above max_delay \(1\)\n$/],
+      [["-s", "profile=turbo"], /^netweir: unknown profile "turbo"/],
+      [["-s", "proxy_rotation=per_request"], /^netweir: proxy_rotation needs proxies\n$/],
+      [["-s", "checkpoint=state"], /^netweir: checkpoint is not available yet\n$/],
+      [["-a", "_private=1"], /^netweir: spider argument _private: /],
+      [["-a", "allowed_domains=x"], /^netweir: spider argument allowed_domains: /],
+      [["-a", "parse=x"], /^netweir: spider argument parse: /],
+      [["-a", "2fast=x"], /^netweir: spider argument 2fast: /],
+      [["-o", join(dir, "items.parquet2")], /^netweir: .*items\.parquet2/],
+      [["-o", join(dir, "missing", "items.jsonl")], /^netweir: .*missing/],
+    ];
+    for (const [extra, expected] of cases) {
+      const result = await runCli(["crawl", SPIDER, "-o", out, ...extra]);
+      assert.equal(result.code, 2, `${extra.join(" ")}: ${result.stderr}`);
+      assert.match(result.stderr, expected, extra.join(" "));
+    }
+  });
+});
+
+Deno.test("a crawl that cannot fetch anything still ends with exit 0 and an empty, valid file", async () => {
+  await withTempDir(async (dir) => {
+    const out = join(dir, "items.json");
+    const result = await runCli(["crawl", SPIDER, "-O", out, "-s", "retries=0"]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(JSON.parse(await readFile(out, "utf8")), []);
+    assert.match(result.stderr, /"errors":1/);
+  });
+});
+
+Deno.test("SIGINT stops a crawl cleanly: files are valid, stats say shutdown, exit 130", async () => {
+  const site = await startFixtureSite({ books: 20 });
+  try {
+    await withTempDir(async (dir) => {
+      const json = join(dir, "items.json");
+      const xml = join(dir, "items.xml");
+      const stats = join(dir, "stats.json");
+      const crawl = startCli([
+        "crawl",
+        SPIDER,
+        "-a",
+        `site=${site.url}shop/`,
+        "-a",
+        "slow=1",
+        "-O",
+        json,
+        "-O",
+        xml,
+        "--stats-file",
+        stats,
+        "-s",
+        "timeout=120",
+      ]);
+      // The shop is done long before /hang answers; wait until the items are in, then interrupt.
+      while (site.hits("/hang") === 0 || site.requests.filter((r) => r.path.includes("index.html")).length < 20) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await crawl.kill("SIGINT");
+      const result = await crawl.wait();
+      assert.equal(result.code, 130, result.stderr);
+      const items = JSON.parse(await readFile(json, "utf8"));
+      assert.equal(items.length, 20);
+      assert.match(await readFile(xml, "utf8"), /<\/items>\n$/);
+      assert.equal(JSON.parse(await readFile(stats, "utf8")).finish_reason, "shutdown");
+    });
+  } finally {
+    await site.close();
+  }
+});
+
+Deno.test("a second SIGINT stops at once", async () => {
+  const site = await startFixtureSite({ books: 1 });
+  try {
+    await withTempDir(async (dir) => {
+      {
+        const blocker = join(dir, "blocking.ts");
+        await writeFile(
+          blocker,
+          `import { Spider } from ${JSON.stringify(new URL("../../mod.ts", import.meta.url).href)};
+export class Stuck extends Spider {
+  override startUrls = [${JSON.stringify(site.url + "echo")}];
+  override async parse() {
+    console.error("in callback");
+    await new Promise(() => setTimeout(() => {}, 1e9)); // a callback that never returns
+  }
+}
+`,
+        );
+        const crawl = startCli(["crawl", blocker, "-O", join(dir, "out.jsonl")]);
+        await crawl.waitFor(/in callback/);
+        await crawl.kill("SIGINT");
+        await crawl.waitFor(/stopping: shutdown/);
+        await crawl.kill("SIGINT");
+        const result = await crawl.wait();
+        assert.equal(result.code, 130);
+        assert.match(result.stderr, /second SIGINT: stopping at once/);
+      }
+    });
+  } finally {
+    await site.close();
+  }
+});

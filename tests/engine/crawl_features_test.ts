@@ -1,0 +1,211 @@
+import assert from "node:assert/strict";
+import {
+  Crawl,
+  type FetchedResponse,
+  type Item,
+  type Page,
+  Request,
+  resolveCrawlSettings,
+  Rule,
+  Settings,
+  type SettingsInit,
+  Spider,
+} from "../../mod.ts";
+import { createLogger } from "../../src/log.ts";
+import { startFixtureSite } from "../helpers/fixture_site.ts";
+import { startProxy } from "../helpers/proxy.ts";
+import { ListSpider, ShopSpider } from "./_spiders.ts";
+
+const quiet = createLogger("error", () => {});
+
+async function crawl(spider: Spider, settings: SettingsInit = {}) {
+  const items: Item[] = [];
+  const values = resolveCrawlSettings({
+    spider: spider.settings,
+    profiles: spider.profiles,
+    overrides: new Settings({ autothrottle: false, retryBackoff: 0.01, progress: false, ...settings }),
+  });
+  const run = new Crawl(spider, {
+    settings: values,
+    log: quiet,
+    sink: { write: (batch) => Promise.resolve(void items.push(...batch)), close: () => Promise.resolve() },
+  });
+  return { items, stats: await run.run() };
+}
+
+Deno.test("cookies set by one page are sent with the next request", async () => {
+  const site = await startFixtureSite();
+  try {
+    class Cookies extends Spider {
+      override startUrls = [site.url + "cookies/set?session=abc"];
+      override parse(page: Page) {
+        return new Request({ url: site.url + "cookies/show", callback: this.show });
+      }
+      show(page: Page) {
+        return page.json<Item>();
+      }
+    }
+    const { items } = await crawl(new Cookies());
+    assert.deepEqual(items, [{ cookies: { session: "abc" } }]);
+  } finally {
+    await site.close();
+  }
+});
+
+Deno.test("http_auth logs in to its host; a request's own auth works too", async () => {
+  const site = await startFixtureSite({ basicAuth: { user: "me", password: "s3cret" } });
+  try {
+    const crawlWide = new ListSpider([site.url + "auth/basic"]);
+    await crawl(crawlWide, { httpAuth: { "127.0.0.1": { user: "me", password: "s3cret" } } });
+    assert.equal(crawlWide.seen[0]?.status, 200);
+    const own = new ListSpider([
+      new Request({ url: site.url + "auth/basic", auth: { user: "me", password: "s3cret" } }),
+    ]);
+    await crawl(own);
+    assert.equal(own.seen[0]?.status, 200);
+    const none = new ListSpider([site.url + "auth/basic"]);
+    await crawl(none);
+    assert.equal(none.seen.length, 0, "a 401 is not handed to parse");
+    assert.equal(none.failures.length, 1);
+  } finally {
+    await site.close();
+  }
+});
+
+Deno.test("requests go through the proxies, round robin per request", async () => {
+  const site = await startFixtureSite();
+  const one = await startProxy();
+  const two = await startProxy();
+  try {
+    const urls = Array.from({ length: 4 }, (_, i) => `${site.url}echo?n=${i}`);
+    await crawl(new ListSpider(urls), {
+      proxies: [one.url, two.url],
+      proxyRotation: "per_request",
+      obeyRobotsTxt: false,
+      concurrency: 1,
+    });
+    assert.equal(one.requests.length, 2);
+    assert.equal(two.requests.length, 2);
+    assert.equal(site.hits("/echo"), 4);
+  } finally {
+    await one.close();
+    await two.close();
+    await site.close();
+  }
+});
+
+Deno.test("max_pages_per_domain drops what is over the limit for a host", async () => {
+  const site = await startFixtureSite({ books: 40 });
+  try {
+    const { stats } = await crawl(new ShopSpider(site.url + "shop/"), { maxPagesPerDomain: 10, concurrency: 1 });
+    assert.equal(stats.pages, 10);
+    assert.ok((stats.dropped as Record<string, number>).max_pages_per_domain > 0);
+    assert.equal(stats.finish_reason, "finished");
+  } finally {
+    await site.close();
+  }
+});
+
+Deno.test("max_memory stops a process whose memory is over the limit", async () => {
+  const site = await startFixtureSite();
+  try {
+    // Any live process uses more than 1 MiB, so the first check stops the crawl.
+    const { stats } = await crawl(new ListSpider([site.url + "hang"]), { maxMemory: 1 });
+    assert.equal(stats.finish_reason, "max_memory");
+  } finally {
+    await site.close();
+  }
+});
+
+Deno.test("min_delay spaces requests to one host", async () => {
+  const site = await startFixtureSite();
+  try {
+    const urls = Array.from({ length: 3 }, (_, i) => `${site.url}echo?n=${i}`);
+    const started = Date.now();
+    await crawl(new ListSpider(urls), { minDelay: 0.3, obeyRobotsTxt: false });
+    // Three requests with at least 0.3 s between starts: 0.6 s at the least, whatever the machine's speed.
+    assert.ok(Date.now() - started >= 600);
+  } finally {
+    await site.close();
+  }
+});
+
+Deno.test("a response middleware can replace a response with a new request", async () => {
+  const site = await startFixtureSite();
+  try {
+    const spider = new ListSpider([site.url + "status/404"]);
+    spider.middlewares = [{
+      processResponse(response: FetchedResponse) {
+        return response.status === 404 ? new Request({ url: site.url + "echo?instead" }) : response;
+      },
+    }];
+    await crawl(spider, { obeyRobotsTxt: false });
+    assert.deepEqual(spider.seen.map((s) => new URL(s.url).search), ["?instead"]);
+  } finally {
+    await site.close();
+  }
+});
+
+Deno.test("async pipelines run in order", async () => {
+  const site = await startFixtureSite({ books: 3 });
+  try {
+    const spider = new ShopSpider(site.url + "shop/");
+    spider.pipelines = [
+      { process: async (item: Item) => ({ ...item, first: await Promise.resolve(1) }) },
+      { process: (item: Item) => ({ ...item, second: (item.first as number) + 1 }) },
+    ];
+    const { items } = await crawl(spider);
+    assert.equal(items.length, 3);
+    assert.ok(items.every((item) => item.first === 1 && item.second === 2));
+  } finally {
+    await site.close();
+  }
+});
+
+Deno.test("rules follow links and call their callbacks, as a CrawlSpider", async () => {
+  const site = await startFixtureSite({ books: 25 });
+  try {
+    class ShopRules extends Spider {
+      override startUrls = [site.url + "shop/"];
+      override rules = [
+        new Rule({ allow: /\/catalogue\/page-\d+\.html$/ }),
+        new Rule({ allow: /\/catalogue\/[^/]+\/index\.html$/, callback: "book" }),
+      ];
+      book(page: Page) {
+        return { title: page.css("h1").text() };
+      }
+    }
+    const { items } = await crawl(new ShopRules());
+    assert.equal(items.length, 25);
+  } finally {
+    await site.close();
+  }
+});
+
+Deno.test("a spider's own profile applies under its settings and over the defaults", async () => {
+  const site = await startFixtureSite({ books: 30 });
+  try {
+    const spider = new ShopSpider(site.url + "shop/");
+    spider.profiles = { tiny: { maxItems: 3, concurrency: 1 } };
+    spider.settings = new Settings({ profile: "tiny" });
+    const { stats } = await crawl(spider);
+    assert.equal(stats.finish_reason, "max_items");
+  } finally {
+    await site.close();
+  }
+});
+
+Deno.test("a 429 with Retry-After is retried no sooner than it asks", async () => {
+  const site = await startFixtureSite();
+  try {
+    const spider = new ListSpider([site.url + "status/429?retry_after=1"]);
+    const started = Date.now();
+    const { stats } = await crawl(spider, { retries: 1, obeyRobotsTxt: false });
+    assert.equal(stats.retries, 1);
+    assert.equal(site.hits("/status/429"), 2);
+    assert.ok(Date.now() - started >= 1000, "the retry waited for Retry-After");
+    assert.equal(spider.failures.length, 1);
+  } finally {
+    await site.close();
+  }
+});
