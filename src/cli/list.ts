@@ -26,7 +26,7 @@ const PARALLEL_INSPECTS = 4;
 const CLI_PATH = fileURLToPath(new URL(`../../cli${extname(fileURLToPath(import.meta.url))}`, import.meta.url));
 
 const HELP_AFTER = `
-PATH is a .ts or .js file, or a directory whose top-level .ts and .js files are read (not its subdirectories;
+PATH is a .ts, .js, .mts or .mjs file, or a directory whose top-level ones are read (not its subdirectories;
 *_test.ts, *.test.ts and .d.ts files are skipped). Each file is loaded in a separate process.
 
 Output: one spider a line, "NAME<TAB>FILE". A file that fails to load is reported on standard error as
@@ -39,7 +39,7 @@ Exit status: 0 when every file loaded, 1 when any failed, 2 when PATH does not e
 
 /** Whether a directory entry is a spider file by its name. */
 function isSpiderFileName(name: string): boolean {
-  if (!/\.(ts|js)$/.test(name) || name.endsWith(".d.ts")) return false;
+  if (!/\.(ts|js|mts|mjs)$/.test(name) || /\.d\.m?ts$/.test(name)) return false;
   return !/[_.]test\.(ts|js)$/.test(name);
 }
 

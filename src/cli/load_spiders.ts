@@ -7,7 +7,7 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { UsageError } from "../errors.ts";
 import { runtime } from "../runtime/mod.ts";
-import { isSpiderClass, type SpiderClass } from "../spider/spider.ts";
+import { isForeignSpiderClass, isSpiderClass, type SpiderClass } from "../spider/spider.ts";
 import { firstLine } from "./errors.ts";
 
 /**
@@ -32,6 +32,12 @@ export async function loadSpiders(file: string): Promise<SpiderClass[]> {
   const classes: SpiderClass[] = [];
   for (const value of Object.values(module)) {
     if (isSpiderClass(value) && !classes.includes(value)) classes.push(value);
+    else if (isForeignSpiderClass(value) && (value as SpiderClass).name !== "Spider") {
+      throw new UsageError(
+        `${file}: ${(value as SpiderClass).name} extends the Spider of another copy of netweir; ` +
+          "run the netweir that the spider's own project installs",
+      );
+    }
   }
   return classes;
 }

@@ -11,7 +11,12 @@ import type { CallbackResult, Item, Logger } from "./types.ts";
 import type { RequestMiddleware, ResponseMiddleware } from "./middleware.ts";
 import type { Pipeline } from "./pipeline.ts";
 
+/** Marks Spider classes across copies of Netweir, so a spider built on another copy is recognised and refused. */
+const SPIDER_BRAND = Symbol.for("netweir.Spider");
+
 export abstract class Spider {
+  static readonly [SPIDER_BRAND] = true;
+
   /** The spider's name; its class name when not set. Names its keys in a shared queue and its jobs. */
   name?: string;
   /** URLs requested first, at depth 0, handed to `parse`. */
@@ -52,6 +57,15 @@ export function spiderName(spider: Spider): string {
 
 /** A spider class that can be instantiated. */
 export type SpiderClass = new () => Spider;
+
+/**
+ * Whether a value is a Spider subclass of another copy of Netweir (a spider file importing "netweir" from a
+ * different installation than the running command). Its requests would not be this copy's, so it cannot run.
+ */
+export function isForeignSpiderClass(value: unknown): boolean {
+  return typeof value === "function" && (value as unknown as Record<symbol, unknown>)[SPIDER_BRAND] === true &&
+    !isSpiderClass(value) && value.prototype !== undefined;
+}
 
 /** Whether a value is a Spider subclass (a class, not an instance). */
 export function isSpiderClass(value: unknown): value is SpiderClass {

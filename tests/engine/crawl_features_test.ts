@@ -38,7 +38,7 @@ Deno.test("cookies set by one page are sent with the next request", async () => 
   try {
     class Cookies extends Spider {
       override startUrls = [site.url + "cookies/set?session=abc"];
-      override parse(page: Page) {
+      override parse(_page: Page) {
         return new Request({ url: site.url + "cookies/show", callback: this.show });
       }
       show(page: Page) {

@@ -1,0 +1,49 @@
+/**
+ * The npm package.json, generated from deno.json so the two never disagree: name, version, exports, a `netweir`
+ * bin, and every npm dependency at the version deno.json pins.
+ */
+
+export interface DenoConfig {
+  name: string;
+  version: string;
+  license?: string;
+  exports: Record<string, string>;
+  imports: Record<string, string>;
+}
+
+/** The dist file a source entry becomes: `./mod.ts` -> `./mod.js`. */
+export function distPath(source: string): string {
+  return source.replace(/\.ts$/, ".js");
+}
+
+/** npm dependencies from an imports map: `"ioredis": "npm:ioredis@5.9.2"` -> `{ ioredis: "5.9.2" }`. */
+export function npmDependencies(imports: Record<string, string>): Record<string, string> {
+  const dependencies: Record<string, string> = {};
+  for (const target of Object.values(imports)) {
+    const match = /^npm:(@?[^@/]+(?:\/[^@/]+)?)@([^/]+)/.exec(target);
+    if (match) dependencies[match[1]] = match[2];
+  }
+  return Object.fromEntries(Object.entries(dependencies).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+export function packageJson(config: DenoConfig): Record<string, unknown> {
+  const exports: Record<string, { types: string; import: string }> = {};
+  for (const [name, source] of Object.entries(config.exports)) {
+    const js = distPath(source);
+    exports[name] = { types: js.replace(/\.js$/, ".d.ts"), import: js };
+  }
+  return {
+    name: config.name,
+    version: config.version,
+    description: "A web-crawling toolkit: spiders in a few lines, one process or many machines sharing a Redis queue",
+    license: config.license ?? "MIT",
+    type: "module",
+    exports,
+    main: distPath(config.exports["."]),
+    types: distPath(config.exports["."]).replace(/\.js$/, ".d.ts"),
+    bin: { netweir: distPath(config.exports["./cli"]) },
+    engines: { node: ">=22" },
+    dependencies: npmDependencies(config.imports),
+    keywords: ["crawler", "scraper", "spider", "scrapy", "redis"],
+  };
+}

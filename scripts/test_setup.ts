@@ -1,0 +1,60 @@
+/**
+ * Run by `deno task test` before the tests: installs what the npm package's tests need, so that the tests
+ * themselves talk to nothing but 127.0.0.1. It puts Node 22 (pinned, from npm) in .cache/node22, and installs the
+ * package's dependencies once into .cache/npm-deps so that npm's cache holds them and the tests can install the
+ * built package with `npm install --offline`. Quick when everything is already there.
+ */
+import { spawn } from "node:child_process";
+import { access, mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { npmDependencies } from "./npm/package_json.ts";
+
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
+export const NODE_VERSION = "22.23.3";
+export const CACHE = join(ROOT, ".cache");
+export const NODE22 = join(CACHE, "node22", "node_modules", ".bin", "node");
+
+function npm(args: string[], cwd: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("npm", args, { cwd, stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (chunk) => stderr += chunk);
+    child.on("error", reject);
+    child.on(
+      "close",
+      (code) => code === 0 ? resolve() : reject(new Error(`npm ${args.join(" ")} failed:\n${stderr.slice(-2000)}`)),
+    );
+  });
+}
+
+async function exists(path: string): Promise<boolean> {
+  return await access(path).then(() => true, () => false);
+}
+
+async function ensureNode22(): Promise<void> {
+  if (await exists(NODE22)) return;
+  const dir = join(CACHE, "node22");
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, "package.json"), '{ "private": true }\n');
+  await npm(["install", "--no-audit", "--no-fund", `node@${NODE_VERSION}`], dir);
+}
+
+async function ensureDependenciesCached(): Promise<void> {
+  const config = JSON.parse(await readFile(join(ROOT, "deno.json"), "utf8"));
+  const dependencies = npmDependencies(config.imports);
+  const wanted = JSON.stringify(dependencies);
+  const dir = join(CACHE, "npm-deps");
+  const marker = join(dir, "installed.json");
+  if (await readFile(marker, "utf8").catch(() => "") === wanted) return;
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, "package.json"), '{ "private": true }\n');
+  const specs = Object.entries(dependencies).map(([name, version]) => `${name}@${version}`);
+  await npm(["install", "--no-audit", "--no-fund", "--no-save", ...specs], dir);
+  await writeFile(marker, wanted);
+}
+
+if (import.meta.main) {
+  await ensureNode22();
+  await ensureDependenciesCached();
+}

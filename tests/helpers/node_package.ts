@@ -1,0 +1,66 @@
+/**
+ * The npm build as a user gets it: built, packed with `npm pack`, installed into an empty project with
+ * `npm install --offline` (scripts/test_setup.ts filled npm's cache), and run with Node 22 from .cache/node22.
+ */
+import { spawn } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildNpm } from "../../scripts/build_npm.ts";
+import { NODE22 } from "../../scripts/test_setup.ts";
+
+export { NODE22 };
+
+export interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command to its end and collects its output. */
+export function runCommand(
+  command: string,
+  args: string[],
+  options: { cwd?: string } = {},
+): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    // The child inherits this process's environment (PATH, HOME for npm's cache).
+    const child = spawn(command, args, { cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => stdout += chunk);
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => stderr += chunk);
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** An empty project with the packed build installed; `netweir(args)` runs its bin with Node 22. */
+export interface InstalledPackage {
+  dir: string;
+  netweir(args: string[]): Promise<Ran>;
+  node(args: string[]): Promise<Ran>;
+  remove(): Promise<void>;
+}
+
+export async function installBuiltPackage(): Promise<InstalledPackage> {
+  const dist = await buildNpm();
+  const dir = await mkdtemp(join(tmpdir(), "netweir-npm-"));
+  const pack = await runCommand("npm", ["pack", dist, "--pack-destination", dir], { cwd: dir });
+  if (pack.code !== 0) throw new Error(`npm pack failed: ${pack.stderr}`);
+  const tarball = pack.stdout.trim().split("\n").pop()!;
+  await writeFile(join(dir, "package.json"), JSON.stringify({ private: true, type: "module" }));
+  const install = await runCommand(
+    "npm",
+    ["install", "--offline", "--no-audit", "--no-fund", join(dir, tarball)],
+    { cwd: dir },
+  );
+  if (install.code !== 0) throw new Error(`npm install of the package failed: ${install.stderr}`);
+  const bin = join(dir, "node_modules", "netweir", "cli.js");
+  return {
+    dir,
+    netweir: (args) => runCommand(NODE22, [bin, ...args], { cwd: dir }),
+    node: (args) => runCommand(NODE22, args, { cwd: dir }),
+    remove: () => rm(dir, { recursive: true, force: true }),
+  };
+}
