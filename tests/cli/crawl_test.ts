@@ -177,3 +177,41 @@ export class Stuck extends Spider {
     await site.close();
   }
 });
+
+Deno.test("SIGTERM stops a crawl cleanly too, with exit 143", async () => {
+  const site = await startFixtureSite({ books: 3 });
+  try {
+    await withTempDir(async (dir) => {
+      const csv = join(dir, "items.csv");
+      const crawl = startCli(["crawl", SPIDER, "-a", `site=${site.url}shop/`, "-a", "slow=1", "-O", csv]);
+      while (site.hits("/hang") === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      await crawl.kill("SIGTERM");
+      const result = await crawl.wait();
+      assert.equal(result.code, 143, result.stderr);
+      const rows = (await readFile(csv, "utf8")).trim().split("\r\n");
+      assert.equal(rows[0], "title,price,url");
+    });
+  } finally {
+    await site.close();
+  }
+});
+
+Deno.test("progress=true shows a live progress line with pages, rate, items, waiting and errors", async () => {
+  const site = await startFixtureSite({ books: 2 });
+  try {
+    const result = await runCli([
+      "crawl",
+      SPIDER,
+      "-a",
+      `site=${site.url}slow?ms=2500`,
+      "-s",
+      "progress=true",
+    ]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stderr, /pages \d+ \(\d+\.\d\/s\) {2}items \d+ {2}waiting \d+ {2}errors \d+/);
+    const quiet = await runCli(["crawl", SPIDER, "-a", `site=${site.url}slow?ms=1500`]);
+    assert.doesNotMatch(quiet.stderr, /\(\d+\.\d\/s\)/, "no progress line when standard error is not a terminal");
+  } finally {
+    await site.close();
+  }
+});
