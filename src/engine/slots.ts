@@ -17,8 +17,13 @@ class Slot {
   active = 0;
   /** Seconds between two starts. */
   delay: number;
-  /** Epoch ms before which nothing new starts. */
-  nextStart = 0;
+  /**
+   * Epoch ms of the last start. The next start waits the delay from it, the delay as it is then: a delay raised
+   * by a 429 or a Crawl-delay after a request started applies to the very next start, not only to the one after.
+   */
+  lastStart = -Infinity;
+  /** Epoch ms before which nothing new starts, whatever the delay (Retry-After). */
+  notBefore = 0;
   /** robots.txt Crawl-delay, a floor on the delay. */
   floor = 0;
   constructor(delay: number) {
@@ -46,13 +51,14 @@ export class Slots {
   /** Epoch ms from which a request to the host may start; Infinity while all its slots are busy. */
   readyAt(host: string): number {
     const slot = this.#slot(host);
-    return slot.active >= this.#settings.perDomain ? Infinity : slot.nextStart;
+    if (slot.active >= this.#settings.perDomain) return Infinity;
+    return Math.max(slot.lastStart + slot.delay * 1000, slot.notBefore);
   }
 
   start(host: string, now = Date.now()): void {
     const slot = this.#slot(host);
     slot.active++;
-    slot.nextStart = now + slot.delay * 1000;
+    slot.lastStart = now;
   }
 
   /** Records a finished request: its latency in seconds, its status (0 for a network failure), Retry-After. */
@@ -71,7 +77,7 @@ export class Slots {
       slot.delay = low;
     }
     if (outcome.retryAfter !== undefined && outcome.retryAfter > 0) {
-      slot.nextStart = Math.max(slot.nextStart, now + Math.min(outcome.retryAfter, Math.max(maxDelay, low)) * 1000);
+      slot.notBefore = Math.max(slot.notBefore, now + Math.min(outcome.retryAfter, Math.max(maxDelay, low)) * 1000);
     }
   }
 

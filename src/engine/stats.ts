@@ -51,7 +51,8 @@ export class Stats {
       record[name] = this.get(name);
     }
     for (const [name, value] of [...this.#counters].sort()) if (!(name in record)) record[name] = value;
-    for (const [name, value] of Object.entries(extra)) record[name] = value;
+    // JSON.stringify calls toJSON with the property's name: a string is not extra counters.
+    if (typeof extra === "object") { for (const [name, value] of Object.entries(extra)) record[name] = value; }
     record.status = Object.fromEntries([...this.#statuses].sort(([a], [b]) => a - b).map(([k, v]) => [String(k), v]));
     record.dropped = Object.fromEntries([...this.#dropped].sort());
     return record;

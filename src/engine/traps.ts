@@ -25,16 +25,41 @@ function hasRepeatingSegments(segments: string[]): boolean {
   return false;
 }
 
-/** A calendar far in the future or past: year=2093, /2093/01/, date=1801-01-01. */
+/** A date with a separator after the year: 2093-01, 1801-01-01, 2093/1/15, 2093.12.31. */
+const DATE = /^(\d{4})[-/.]\d{1,2}(?:[-/.]\d{1,2})?$/;
+const BARE_YEAR = /^\d{4}$/;
+const MONTH = /^(?:0?[1-9]|1[0-2])$/;
+/** Words in a query key or path segment that say the number after it is a year (startDate, year_from, cal). */
+const YEAR_WORDS = new Set(["year", "years", "yr", "y", "date", "cal", "calendar"]);
+
+function namesAYear(name: string): boolean {
+  return name.split(/[^A-Za-z]+|(?=[A-Z])/).some((word) => YEAR_WORDS.has(word.toLowerCase()));
+}
+
+/**
+ * A calendar far in the future or past: year=2093, /2093/01/, /calendar/2093, date=1801-01-01. A bare four-digit
+ * number counts as a year only when its neighbours say so (a month after it, or a name like "year" or "calendar"
+ * before it): /product/1234 and ?id=5000 are ids, not calendars.
+ */
 function hasFarDate(url: URL, currentYear: number): boolean {
-  const candidates = [...url.pathname.split("/"), ...url.searchParams.values()];
-  for (const value of candidates) {
-    const match = /^(\d{4})(?:[-/.]\d{1,2}(?:[-/.]\d{1,2})?)?$/.exec(value);
-    if (!match) continue;
-    const year = Number(match[1]);
-    if (year > currentYear + YEARS_AHEAD || (year < EARLIEST_YEAR && year >= 1000)) return true;
+  const years: string[] = [];
+  const segments = url.pathname.split("/");
+  segments.forEach((segment, i) => {
+    const date = DATE.exec(segment);
+    if (date) years.push(date[1]);
+    else if (
+      BARE_YEAR.test(segment) && (MONTH.test(segments[i + 1] ?? "") || namesAYear(segments[i - 1] ?? ""))
+    ) years.push(segment);
+  });
+  for (const [key, value] of url.searchParams) {
+    const date = DATE.exec(value);
+    if (date) years.push(date[1]);
+    else if (BARE_YEAR.test(value) && namesAYear(key)) years.push(value);
   }
-  return false;
+  return years.some((text) => {
+    const year = Number(text);
+    return year > currentYear + YEARS_AHEAD || (year < EARLIEST_YEAR && year >= 1000);
+  });
 }
 
 /** Detects trap URLs; one per crawl, as it remembers query variants per path. */

@@ -9,11 +9,10 @@ import { createHash } from "node:crypto";
 export function canonicalUrl(url: string | URL): string {
   const parsed = new URL(url); // WHATWG URL already lower-cases scheme and host and drops default ports
   parsed.hash = "";
-  if (parsed.search) {
-    const pairs = [...parsed.searchParams.entries()];
-    pairs.sort(([a, av], [b, bv]) => a < b ? -1 : a > b ? 1 : av < bv ? -1 : av > bv ? 1 : 0);
-    parsed.search = new URLSearchParams(pairs).toString();
-  }
+  // Always rewritten, even when empty: setting "" drops a bare "?", so `/p?` and `/p` are the same request.
+  const pairs = [...parsed.searchParams.entries()];
+  pairs.sort(([a, av], [b, bv]) => a < b ? -1 : a > b ? 1 : av < bv ? -1 : av > bv ? 1 : 0);
+  parsed.search = new URLSearchParams(pairs).toString();
   return parsed.href;
 }
 

@@ -26,9 +26,12 @@ export function resolveCrawlSettings(sources: SettingsSources): SettingValues {
   const profileName = given.given("profile") ?? null;
   let layered = given;
   if (profileName !== null) {
-    const bundle = sources.profiles?.[profileName] ?? BUILTIN_PROFILES[profileName];
+    // Own properties only: "constructor" or "toString" must not find Object.prototype's and pass as a profile.
+    const own = (bundles: Readonly<Record<string, SettingsInit>> | undefined) =>
+      bundles && Object.hasOwn(bundles, profileName) ? bundles[profileName] : undefined;
+    const bundle = own(sources.profiles) ?? own(BUILTIN_PROFILES);
     if (!bundle) {
-      const known = [...Object.keys(BUILTIN_PROFILES), ...Object.keys(sources.profiles ?? {})];
+      const known = [...new Set([...Object.keys(BUILTIN_PROFILES), ...Object.keys(sources.profiles ?? {})])];
       throw new SettingsError(`unknown profile ${JSON.stringify(profileName)} (known: ${known.join(", ")})`, {
         setting: "profile",
       });

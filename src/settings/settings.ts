@@ -23,7 +23,8 @@ export class Settings {
     for (const [name, value] of Object.entries(init)) {
       if (value === undefined) continue;
       const row = findSetting(name) ?? unknownSetting(name);
-      this.#values.set(row.key as SettingKey, validateSetting(row, value));
+      // A copy, so a caller changing its own list afterwards cannot slip an unchecked value in.
+      this.#values.set(row.key as SettingKey, structuredClone(validateSetting(row, value)));
     }
   }
 
@@ -68,9 +69,10 @@ export class Settings {
   resolve(): SettingValues {
     const values: Record<string, unknown> = {};
     for (const row of SETTINGS) {
-      values[row.key] = this.#values.has(row.key as SettingKey)
-        ? this.#values.get(row.key as SettingKey)
-        : structuredClone(row.default);
+      // Copies of lists and maps, given or default: two crawls resolved from one Settings share nothing.
+      values[row.key] = structuredClone(
+        this.#values.has(row.key as SettingKey) ? this.#values.get(row.key as SettingKey) : row.default,
+      );
     }
     return values as SettingValues;
   }
