@@ -10,7 +10,12 @@ import { runtime, type StopSignal } from "../runtime/mod.ts";
 import { resolveCrawlSettings } from "../settings/check.ts";
 import { Settings } from "../settings/settings.ts";
 import { spiderAttributeAllowed } from "../spider/callbacks.ts";
-import type { Spider } from "../spider/spider.ts";
+import { type Spider, spiderName } from "../spider/spider.ts";
+import type { Logger } from "../spider/types.ts";
+import type { Frontier } from "../queue/frontier.ts";
+import { RedisFrontier } from "../queue/redis_frontier.ts";
+import type { SettingValues } from "../settings/table.ts";
+import { platform } from "node:os";
 import type { CrawlCommandOptions } from "./crawl_options.ts";
 import { loadSpiders, pickSpider } from "./load_spiders.ts";
 
@@ -34,8 +39,32 @@ export function spiderSettings(spider: Spider): Settings {
   return own instanceof Settings ? own : new Settings((own ?? {}) as Record<string, unknown>);
 }
 
+/** Output that is only uploaded when it closes would lose items a shared queue already counts as done. */
+function refuseCloudOutputWithQueue(outputs: readonly { path: string }[], queue: string | null): void {
+  const cloud = outputs.find((output) => /^(s3|gs):\/\//i.test(output.path));
+  if (queue !== null && cloud) {
+    throw new UsageError(
+      `${cloud.path}: s3:// and gs:// output does not mix with a shared queue (a killed process would lose items ` +
+        "the queue counts as done); write locally and upload when the crawl is over",
+    );
+  }
+}
+
+/** The frontier the settings ask for: this process's memory, or the shared Redis queue. */
+async function openFrontier(spider: Spider, settings: SettingValues, log: Logger): Promise<Frontier | undefined> {
+  if (settings.queue === null) return undefined;
+  return await RedisFrontier.open({
+    url: settings.queue,
+    key: settings.queueKey ?? spiderName(spider),
+    spider,
+    log,
+    leaseSeconds: settings.queueLease,
+    idleSeconds: settings.queueIdle,
+    windows: platform() === "win32",
+  });
+}
+
 export async function runCrawlCommand(options: CrawlCommandOptions): Promise<number> {
-  const targets = options.outputs.map((output) => parseFeedTarget(output.path, output.overwrite));
   const SpiderClass = pickSpider(await loadSpiders(options.file), options.spider, options.file);
   const spider = new SpiderClass();
   applySpiderArgs(spider, options.args);
@@ -44,12 +73,22 @@ export async function runCrawlCommand(options: CrawlCommandOptions): Promise<num
     profiles: spider.profiles,
     overrides: Settings.fromPairs(options.settings),
   });
+  refuseCloudOutputWithQueue(options.outputs, settings.queue);
+  const targets = options.outputs.map((output) => parseFeedTarget(output.path, output.overwrite));
   const log = createLogger(settings.logLevel as LogLevel, (line) => {
     // Clear the live progress line first, so a log line never lands in the middle of it.
     runtime.writeStderr(runtime.stderrIsTerminal() ? "\r\x1b[K" + line : line);
   });
-  const feeds = await FeedSet.open(targets, log);
-  const crawl = new Crawl(spider, { settings, sink: feeds, log });
+  // The queue first: a Redis that cannot be reached must not cost an -O file its old contents.
+  const frontier = await openFrontier(spider, settings, log);
+  let feeds: FeedSet;
+  try {
+    feeds = await FeedSet.open(targets, log);
+  } catch (error) {
+    await frontier?.close();
+    throw error;
+  }
+  const crawl = new Crawl(spider, { settings, sink: feeds, log, frontier });
 
   let signalled: StopSignal | undefined;
   const onSignal = (signal: StopSignal) => () => {

@@ -71,6 +71,7 @@ export class Crawl {
     this.#frontier = options.frontier ?? new MemoryFrontier();
     this.#stopGraceMs = options.stopGraceMs ?? STOP_GRACE_MS;
     spider.log = this.#log;
+    this.#frontier.onFailure?.((error) => this.#fail(error));
     const downloader = new Downloader(this.settings, this.#log);
     this.#ctx = {
       spider,

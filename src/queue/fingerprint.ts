@@ -26,3 +26,11 @@ export function fingerprint(request: { method: string; url: string; body?: strin
   if (request.body) hash.update(createHash("sha1").update(request.body).digest("hex"));
   return hash.digest("hex");
 }
+
+/** The first 16 bytes of a request's fingerprint, as the Redis duplicate filter stores it. */
+export function fingerprintBytes(request: { method: string; url: string; body?: string }): Uint8Array {
+  const hex = fingerprint(request);
+  const bytes = new Uint8Array(16);
+  for (let i = 0; i < 16; i++) bytes[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+  return bytes;
+}

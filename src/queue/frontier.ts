@@ -53,4 +53,9 @@ export interface Frontier {
   /** The store's own stats counters (pushed, leased, ...). */
   stats(): FrontierStats;
   close(): Promise<void>;
+  /**
+   * For stores that can fail on their own (a shared queue that is lost): calls `handler` once, with the error, when
+   * the store can no longer be used, so a crawl stops even while it waits for something else.
+   */
+  onFailure?(handler: (error: Error) => void): void;
 }

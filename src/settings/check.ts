@@ -2,7 +2,9 @@
  * The start-of-crawl checks, as one function: what `netweir crawl` refuses before it fetches anything, and what
  * `netweir serve` refuses when a job is scheduled, without starting a crawl.
  */
+import { platform } from "node:os";
 import { SettingsError } from "../errors.ts";
+import { checkQueueKey, parseRedisUrl } from "../queue/redis_url.ts";
 import { BUILTIN_PROFILES } from "./profiles.ts";
 import { Settings, type SettingsInit } from "./settings.ts";
 import { findSetting, SETTINGS, type SettingValues } from "./table.ts";
@@ -45,13 +47,24 @@ export function resolveCrawlSettings(sources: SettingsSources): SettingValues {
 
 /** The checks across settings that no single row can make. Throws SettingsError. */
 export function checkSettings(values: SettingValues): void {
+  if (values.queue !== null) {
+    // The queue in Redis is the crawl's saved state and its memory of what was fetched; these keep their own.
+    for (const key of ["checkpoint", "deltafetch"] as const) {
+      if (values[key] !== null) {
+        throw new SettingsError(`${key} does not mix with a shared queue (queue); use one or the other`, {
+          setting: key,
+        });
+      }
+    }
+    parseRedisUrl(values.queue, { windows: platform() === "win32" });
+    if (values.queueKey !== null) checkQueueKey(values.queueKey);
+  }
   for (const row of SETTINGS) {
     if (row.unavailable && values[row.key as keyof SettingValues] !== row.default) {
       throw new SettingsError(`${row.cli} is not available yet`, { setting: row.cli });
     }
   }
   if (values.workers > 0) throw new SettingsError("workers is not available yet", { setting: "workers" });
-  if (values.queue !== null) throw new SettingsError("queue is not available yet", { setting: "queue" });
   if (values.minDelay > values.maxDelay) {
     throw new SettingsError(
       `min_delay (${values.minDelay}) is above max_delay (${values.maxDelay})`,

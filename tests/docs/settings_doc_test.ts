@@ -33,10 +33,12 @@ Deno.test("settings whose feature is not built are marked not available yet, and
   const page = settingsMarkdown();
   const entryOf = (cli: string) =>
     page.split("\n- ").find((part) => part.startsWith(`**\`${cli}\`**`))!.replace(/\s+/g, " ");
-  for (const cli of ["checkpoint", "cache", "deltafetch", "warc", "har", "workers", "queue", "queue_idle"]) {
+  for (const cli of ["checkpoint", "cache", "deltafetch", "warc", "har", "workers", "browser_tabs"]) {
     assert.match(entryOf(cli), /Not available yet/, cli);
   }
-  for (const cli of ["concurrency", "per_domain", "max_items", "proxies", "stats_file", "progress"]) {
+  for (
+    const cli of ["concurrency", "per_domain", "max_items", "proxies", "stats_file", "progress", "queue", "queue_idle"]
+  ) {
     assert.doesNotMatch(entryOf(cli), /Not available yet/, cli);
   }
 });

@@ -111,7 +111,10 @@ export function startScript(script: string, args: string[], options: RunOptions 
 
   const timeoutMs = options.timeoutMs ?? 60_000;
   let timedOut = false;
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    if (child.pid) sendSignal(child.pid, "SIGKILL").catch(() => {});
+  }, timeoutMs);
   const result = new Promise<RunResult>((resolve, reject) => {
     child.once("error", (error) => {
       clearTimeout(timer);
@@ -128,16 +131,8 @@ export function startScript(script: string, args: string[], options: RunOptions 
       }
     });
   });
-  timer = setTimeout(() => {
-    timedOut = true;
-    if (child.pid) sendSignal(child.pid, "SIGKILL").catch(() => {});
-  }, timeoutMs);
-
-  if (child.pid === undefined) {
-    // spawn failed (the error event rejects `result`); keep the rejection for wait().
-    result.catch(() => {});
-  }
   let exited = false;
+  // Also keeps a failed spawn from being an unhandled rejection when nobody calls wait().
   result.then(() => exited = true, () => exited = true);
   return {
     pid: child.pid ?? -1,

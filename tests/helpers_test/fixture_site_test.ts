@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
 import { get } from "node:http";
 import { gunzipSync, inflateSync } from "node:zlib";
 import { startFixtureSite } from "../helpers/fixture_site.ts";

@@ -150,11 +150,20 @@ Deno.test("workers above 0 are refused as not available yet, and 0 passes", () =
   assert.equal(overrides({ workers: 0 }).workers, 0);
 });
 
-Deno.test("a queue is refused as not available yet", () => {
-  assert.throws(
-    () => overrides({ queue: "redis://127.0.0.1:6379/0" }),
-    refusedWith("queue", /queue is not available yet/),
-  );
+Deno.test("a redis queue URL is accepted and a bad one refused as a bad value", () => {
+  assert.equal(overrides({ queue: "redis://127.0.0.1:6379/0" }).queue, "redis://127.0.0.1:6379/0");
+  assert.throws(() => overrides({ queue: "http://127.0.0.1:6379/0" }), TypeError);
+  assert.throws(() => overrides({ queue: "rediss://127.0.0.1:6379/0" }), /TLS/);
+  assert.throws(() => overrides({ queue: "redis://127.0.0.1:6379/0", queueKey: "" }), /queue key is empty/);
+});
+
+Deno.test("a queue does not mix with checkpoint or deltafetch", () => {
+  for (const key of ["checkpoint", "deltafetch"]) {
+    assert.throws(
+      () => overrides({ queue: "redis://127.0.0.1:6379/0", [key]: "state" }),
+      refusedWith(key, new RegExp(`${key} does not mix with a shared queue`)),
+    );
+  }
 });
 
 Deno.test("min_delay above max_delay is refused naming both values", () => {

@@ -1,0 +1,98 @@
+/**
+ * One connection to the queue's Redis server, with Netweir's scripts defined on it. Opening it checks the server:
+ * Redis 6.2 or later (Valkey reports a Redis version too), a single server, not Cluster or Sentinel. No answer is
+ * awaited longer than `timeoutMs`, connecting included, so a server that hangs is found out as fast as one that
+ * is gone.
+ */
+import { Buffer } from "node:buffer";
+import { Redis } from "ioredis";
+import { QueueError } from "../errors.ts";
+import { maskSecrets } from "../log.ts";
+import type { RedisTarget } from "./redis_url.ts";
+import { type ScriptName, SCRIPTS } from "./redis_scripts.ts";
+
+/** A script argument: text, a number, or raw bytes (fingerprints). */
+export type ScriptArg = string | number | Uint8Array;
+
+const MIN_VERSION = [6, 2];
+
+/** Reconnects at most a second apart, forever: giving up is the queue's decision, not the client's. */
+const retryStrategy = (attempt: number) => Math.min(attempt * 100, 1000);
+
+export class RedisConnection {
+  readonly #redis: Redis;
+  readonly #label: string;
+
+  private constructor(redis: Redis, label: string) {
+    this.#redis = redis;
+    this.#label = label;
+  }
+
+  /** Connects and checks the server. Throws QueueError when it cannot be reached or used. */
+  static async open(target: RedisTarget, url: string, timeoutMs: number): Promise<RedisConnection> {
+    const redis = new Redis({
+      host: target.host,
+      port: target.port,
+      path: target.path,
+      db: target.db,
+      username: target.username,
+      password: target.password,
+      lazyConnect: true,
+      connectTimeout: timeoutMs,
+      commandTimeout: timeoutMs,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      retryStrategy,
+      enableReadyCheck: false,
+      // ioredis logs connection errors itself unless someone listens; the queue reports them its own way.
+      showFriendlyErrorStack: false,
+    });
+    redis.on("error", () => {});
+    for (const [name, lua] of Object.entries(SCRIPTS)) redis.defineCommand(name, { numberOfKeys: 0, lua });
+    const connection = new RedisConnection(redis, maskSecrets(url));
+    try {
+      await redis.connect();
+      await connection.#checkServer();
+    } catch (error) {
+      redis.disconnect();
+      if (error instanceof QueueError) throw error;
+      throw new QueueError(`cannot reach the queue at ${connection.#label}: ${describe(error)}`, { cause: error });
+    }
+    return connection;
+  }
+
+  async #checkServer(): Promise<void> {
+    const info = await this.#redis.info("server");
+    const version = /redis_version:(\d+)\.(\d+)/.exec(info);
+    const mode = /redis_mode:(\w+)/.exec(info)?.[1];
+    if (mode === "sentinel") throw new QueueError(`${this.#label} is a Redis Sentinel; give the server itself`);
+    if (mode === "cluster") throw new QueueError(`${this.#label} is a Redis Cluster node; Cluster is not supported`);
+    if (!version) throw new QueueError(`${this.#label} did not say its Redis version`);
+    const [major, minor] = [Number(version[1]), Number(version[2])];
+    if (major < MIN_VERSION[0] || (major === MIN_VERSION[0] && minor < MIN_VERSION[1])) {
+      throw new QueueError(`${this.#label} runs Redis ${major}.${minor}; the queue needs 6.2 or later`);
+    }
+  }
+
+  /** Runs one of the queue's scripts. Rejects on any failure; retrying is the caller's business. */
+  async script(name: ScriptName, args: ScriptArg[]): Promise<unknown> {
+    // deno-lint-ignore no-explicit-any
+    const command = (this.#redis as any)[name] as (...args: unknown[]) => Promise<unknown>;
+    return await command.apply(this.#redis, args.map((arg) => arg instanceof Uint8Array ? Buffer.from(arg) : arg));
+  }
+
+  /** The raw client, for plain commands (SCAN and DEL when clearing). */
+  get client(): Redis {
+    return this.#redis;
+  }
+
+  close(): void {
+    this.#redis.disconnect();
+  }
+}
+
+/** One line for an error from the client. */
+export function describe(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return maskSecrets(message.split("\n")[0]);
+}

@@ -1,0 +1,254 @@
+/**
+ * The Redis store of the frontier: one queue and one duplicate filter shared by every process of a crawl, with
+ * leases, heartbeats, reclaim of dead processes' requests, and idle detection. docs/design/distributed.md walks
+ * through every step; this file keeps to the mechanics.
+ *
+ * Failure rules (shared/spec/distributed.md): every call is retried at most a second apart; no answer is awaited
+ * longer than a third of a lease; once a lease has passed since the last heartbeat that got through, or queueing
+ * has failed for a whole lease, the process stops with QueueError (by then the others have its requests).
+ */
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
+import { QueueError } from "../errors.ts";
+import type { Request } from "../spider/request.ts";
+import type { Spider } from "../spider/spider.ts";
+import type { Logger } from "../spider/types.ts";
+import { decodeRequest, encodeRequest } from "./codec.ts";
+import { fingerprintBytes } from "./fingerprint.ts";
+import type { Frontier, FrontierStats, FrontierStatus, Lease } from "./frontier.ts";
+import { describe, RedisConnection, type ScriptArg } from "./redis_client.ts";
+import type { ScriptName } from "./redis_scripts.ts";
+import { parseRedisUrl } from "./redis_url.ts";
+
+export interface RedisFrontierOptions {
+  url: string;
+  /** The crawl's key (the spider's name unless queueKey is set). */
+  key: string;
+  spider: Spider;
+  log: Logger;
+  /** Seconds of silence before a process is taken for dead (queueLease). */
+  leaseSeconds: number;
+  /** Seconds the crawl must stay idle before this process ends; null: never (queueIdle). */
+  idleSeconds: number | null;
+  /** Whether this is Windows (no unix sockets there). */
+  windows?: boolean;
+}
+
+/** The prefix of every key of a crawl. */
+export function keyPrefix(key: string): string {
+  return `netweir:${key}`;
+}
+
+/** The four values a request takes in a push: fingerprint, encoded request, priority, dontFilter. */
+export function pushArgs(request: Request, encoded: string): ScriptArg[] {
+  return [fingerprintBytes(request), encoded, String(request.priority), request.dontFilter ? "1" : "0"];
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class RedisFrontier implements Frontier {
+  readonly #connection: RedisConnection;
+  readonly #options: RedisFrontierOptions;
+  readonly #prefix: string;
+  /** This process's id in the queue: host, pid-ish random, so two processes never share one. */
+  readonly #pid: string;
+  readonly #leaseMs: number;
+  /** Lease ids this process holds, to spot any the server holds for it that it never heard of. */
+  readonly #held = new Set<string>();
+  readonly #stats = { pushed: 0, leased: 0, leases_reclaimed: 0, queue_bad: 0 };
+  #lastHeartbeat = Date.now();
+  #heartbeatTimer: ReturnType<typeof setTimeout> | undefined;
+  #fatal: QueueError | undefined;
+  #onFailure: ((error: Error) => void) | undefined;
+  #closed = false;
+  /** Set after a call timed out: the server may have done it anyway, so held ids are checked at the next beat. */
+  #maybeOrphans = false;
+
+  private constructor(connection: RedisConnection, options: RedisFrontierOptions) {
+    this.#connection = connection;
+    this.#options = options;
+    this.#prefix = keyPrefix(options.key);
+    this.#leaseMs = options.leaseSeconds * 1000;
+    this.#pid = `${hostname()}:${randomBytes(6).toString("hex")}`;
+  }
+
+  /** Connects, checks the server, registers this process and starts its heartbeat. */
+  static async open(options: RedisFrontierOptions): Promise<RedisFrontier> {
+    const target = parseRedisUrl(options.url, { windows: options.windows });
+    const connection = await RedisConnection.open(target, options.url, Math.ceil(options.leaseSeconds * 1000 / 3));
+    const frontier = new RedisFrontier(connection, options);
+    await frontier.#heartbeat();
+    frontier.#scheduleHeartbeat();
+    return frontier;
+  }
+
+  /** The process id this frontier uses in Redis. */
+  get processId(): string {
+    return this.#pid;
+  }
+
+  onFailure(handler: (error: Error) => void): void {
+    this.#onFailure = handler;
+    if (this.#fatal) handler(this.#fatal);
+  }
+
+  #fail(error: QueueError): QueueError {
+    if (!this.#fatal) {
+      this.#fatal = error;
+      clearTimeout(this.#heartbeatTimer);
+      this.#onFailure?.(error);
+    }
+    return this.#fatal;
+  }
+
+  /**
+   * Runs a script until it answers, at most a second between tries, failing for good once a lease has passed
+   * since the last heartbeat got through or since this call began.
+   */
+  async #call(name: ScriptName, args: ScriptArg[]): Promise<unknown> {
+    const started = Date.now();
+    for (let attempt = 0;; attempt++) {
+      if (this.#fatal) throw this.#fatal;
+      try {
+        return await this.#connection.script(name, [this.#prefix, ...args]);
+      } catch (error) {
+        if (this.#closed) throw new QueueError("the queue is closed");
+        if (/timed out/i.test(String((error as Error)?.message))) this.#maybeOrphans = true;
+        const now = Date.now();
+        if (now - this.#lastHeartbeat > this.#leaseMs) {
+          throw this.#fail(
+            new QueueError(
+              `lost the queue: no heartbeat got through for ${this.#leaseMs / 1000} s (${describe(error)})`,
+            ),
+          );
+        }
+        if (now - started > this.#leaseMs) {
+          throw this.#fail(new QueueError(`the queue kept failing for ${this.#leaseMs / 1000} s: ${describe(error)}`));
+        }
+        if (attempt === 0) this.#options.log.warning(`queue call failed, retrying: ${describe(error)}`);
+        await sleep(Math.min(1000, 100 * (attempt + 1)));
+      }
+    }
+  }
+
+  async #heartbeat(): Promise<void> {
+    const reclaimed = Number(await this.#connection.script("nwHeartbeat", [this.#prefix, this.#pid, this.#leaseMs]));
+    this.#lastHeartbeat = Date.now();
+    if (reclaimed > 0) {
+      this.#stats.leases_reclaimed += reclaimed;
+      this.#options.log.info(`took back ${reclaimed} requests from processes silent for ${this.#leaseMs / 1000} s`);
+    }
+    if (this.#maybeOrphans) await this.#returnOrphans();
+  }
+
+  /** Gives back lease ids the server holds for this process that it never received (a call that timed out). */
+  async #returnOrphans(): Promise<void> {
+    const ids = await this.#connection.script("nwHeldIds", [this.#prefix, this.#pid]) as string[];
+    const unknown = ids.map(String).filter((id) => !this.#held.has(id));
+    if (unknown.length > 0) await this.#connection.script("nwGiveBack", [this.#prefix, this.#pid, ...unknown]);
+    this.#maybeOrphans = false;
+  }
+
+  /** Beats every third of a lease; while beats fail, tries every second until a lease has passed, then fails. */
+  #scheduleHeartbeat(delay = this.#leaseMs / 3): void {
+    this.#heartbeatTimer = setTimeout(async () => {
+      if (this.#closed || this.#fatal) return;
+      try {
+        await this.#heartbeat();
+        this.#scheduleHeartbeat();
+      } catch (error) {
+        if (this.#closed) return;
+        if (Date.now() - this.#lastHeartbeat > this.#leaseMs) {
+          this.#fail(
+            new QueueError(
+              `lost the queue: no heartbeat got through for ${this.#leaseMs / 1000} s (${describe(error)})`,
+            ),
+          );
+          return;
+        }
+        this.#options.log.warning(`queue heartbeat failed, retrying: ${describe(error)}`);
+        this.#scheduleHeartbeat(1000);
+      }
+    }, delay);
+  }
+
+  #encodeAll(requests: readonly Request[]): ScriptArg[] {
+    const args: ScriptArg[] = [];
+    for (const request of requests) args.push(...pushArgs(request, encodeRequest(this.#options.spider, request)));
+    return args;
+  }
+
+  async push(requests: readonly Request[]): Promise<number> {
+    if (requests.length === 0) return 0;
+    const added = Number(await this.#call("nwPush", this.#encodeAll(requests)));
+    this.#stats.pushed += added;
+    return added;
+  }
+
+  async lease(max: number): Promise<Lease[]> {
+    const reply = await this.#call("nwLease", [this.#pid, max]) as unknown[];
+    const bad = Number(reply[reply.length - 1]);
+    if (bad > 0) this.#bad(`${bad} queue key(s) that were not lists, set aside`);
+    const leases: Lease[] = [];
+    for (let i = 0; i + 1 < reply.length - 1; i += 2) {
+      const id = String(reply[i]);
+      const encoded = String(reply[i + 1]);
+      this.#held.add(id);
+      try {
+        leases.push({ id, request: decodeRequest(this.#options.spider, encoded) });
+      } catch (error) {
+        this.#bad(`${(error as Error).message}: ${encoded.slice(0, 120)}`);
+        await this.finish({ id, request: undefined as unknown as Request }, []);
+      }
+    }
+    this.#stats.leased += leases.length;
+    return leases;
+  }
+
+  #bad(what: string): void {
+    this.#stats.queue_bad++;
+    this.#options.log.warning(`dropped from the queue: ${what}`);
+  }
+
+  async finish(lease: Lease, yielded: readonly Request[]): Promise<void> {
+    const args = this.#encodeAll(yielded);
+    const added = Number(await this.#call("nwFinish", [this.#pid, lease.id, ...args]));
+    this.#held.delete(lease.id);
+    if (added > 0) this.#stats.pushed += added;
+  }
+
+  async giveBack(leases: readonly Lease[]): Promise<void> {
+    if (leases.length === 0) return;
+    await this.#call("nwGiveBack", [this.#pid, ...leases.map((lease) => lease.id)]);
+    for (const lease of leases) this.#held.delete(lease.id);
+  }
+
+  async ended(): Promise<boolean> {
+    const idle = this.#options.idleSeconds;
+    const idleMs = Number(await this.#call("nwIdle", []));
+    return idle !== null && idleMs >= idle * 1000;
+  }
+
+  async status(): Promise<FrontierStatus> {
+    const [waiting, held, processes, seen, queued] = (await this.#call("nwStatus", []) as unknown[]).map(Number);
+    return { waiting, held, processes, seen, queued };
+  }
+
+  stats(): FrontierStats {
+    return { ...this.#stats };
+  }
+
+  /** Leaves the crawl: anything still held goes back, and this process is no longer counted. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    clearTimeout(this.#heartbeatTimer);
+    try {
+      if (!this.#fatal) await this.#connection.script("nwLeave", [this.#prefix, this.#pid]);
+    } catch (error) {
+      this.#options.log.warning(`could not leave the queue cleanly: ${describe(error)}`);
+    } finally {
+      this.#closed = true;
+      this.#connection.close();
+    }
+  }
+}

@@ -1,0 +1,230 @@
+/**
+ * The Redis queue's Lua scripts. Every step that reads and then writes is one script, so it is atomic: two
+ * processes can never take the same request, and a page's links are queued in the same step that releases it.
+ * The key layout and each script's part in a process's life are described in docs/design/distributed.md.
+ *
+ * Keys, for a crawl whose prefix is P (`netweir:KEY`):
+ *   P:prios          sorted set of the priorities that have a list (score = priority)
+ *   P:q:PRIO         list of encoded requests of that priority, oldest first
+ *   P:seen:L:B       hash: the duplicate filter, fingerprints bucketed by their first L+1 bytes (B, in hex)
+ *   P:held:PID       hash: lease id -> "PRIO\n" + encoded request, what process PID has taken and not finished
+ *   P:procs          sorted set: process id -> time of its last heartbeat (ms, Redis's clock)
+ *   P:meta           hash: seen (filter size), queued (ever queued), seq (last lease id), idle_since (ms)
+ */
+
+/** Shared helpers, prepended to every script. ARGV[1] is always the prefix P. */
+const COMMON = `
+local P = ARGV[1]
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local function hex(s)
+  return (string.gsub(s, '.', function(c) return string.format('%02x', string.byte(c)) end))
+end
+-- The filter grows a level as it fills, so every bucket stays a small listpack-encoded hash (about 20 bytes a
+-- fingerprint) whether a crawl has a thousand requests or a hundred million.
+local function level_for(count)
+  if count < 16384 then return 0 elseif count < 4194304 then return 1 else return 2 end
+end
+local function seen_key(level, fp)
+  return P .. ':seen:' .. level .. ':' .. hex(string.sub(fp, 1, level + 1))
+end
+local function is_seen(fp, level)
+  for l = 0, level do
+    if redis.call('HEXISTS', seen_key(l, fp), string.sub(fp, l + 2)) == 1 then return true end
+  end
+  return false
+end
+-- Queues one request unless the filter has seen it (dont_filter '1' skips the filter). Returns 1 when queued.
+local function add(fp, enc, prio, dont_filter)
+  local count = tonumber(redis.call('HGET', P .. ':meta', 'seen') or '0')
+  local level = level_for(count)
+  if is_seen(fp, level) then
+    if dont_filter ~= '1' then return 0 end
+  else
+    redis.call('HSET', seen_key(level, fp), string.sub(fp, level + 2), '')
+    redis.call('HINCRBY', P .. ':meta', 'seen', 1)
+  end
+  redis.call('RPUSH', P .. ':q:' .. prio, enc)
+  redis.call('ZADD', P .. ':prios', tonumber(prio), prio)
+  redis.call('HINCRBY', P .. ':meta', 'queued', 1)
+  return 1
+end
+-- Pushes the requests in ARGV from index i on, four values each: fingerprint, encoded, priority, dont_filter.
+local function add_all(i)
+  local added = 0
+  while i + 3 <= #ARGV do
+    added = added + add(ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3])
+    i = i + 4
+  end
+  if added > 0 then redis.call('HDEL', P .. ':meta', 'idle_since') end
+  return added
+end
+-- Puts a held entry ("PRIO\\n" .. encoded) back at the front of its queue, bypassing the filter.
+local function requeue(entry)
+  local nl = string.find(entry, '\\n', 1, true)
+  if not nl then return 0 end
+  local prio = string.sub(entry, 1, nl - 1)
+  if tonumber(prio) == nil then return 0 end
+  redis.call('LPUSH', P .. ':q:' .. prio, string.sub(entry, nl + 1))
+  redis.call('ZADD', P .. ':prios', tonumber(prio), prio)
+  return 1
+end
+`;
+
+/** ARGV: P, fingerprint, encoded, priority, dontFilter, ... Returns how many were queued. */
+export const PUSH = COMMON + `
+return add_all(2)
+`;
+
+/**
+ * ARGV: P, pid, max. Records a heartbeat, takes up to max requests (highest priority first, FIFO within one) and
+ * holds them for pid. Returns {id, encoded, id, encoded, ..., bad} where bad counts lists found not to be lists.
+ */
+export const LEASE = COMMON + `
+local pid, max = ARGV[2], tonumber(ARGV[3])
+redis.call('ZADD', P .. ':procs', now_ms(), pid)
+local out, bad, taken = {}, 0, 0
+while taken < max do
+  local top = redis.call('ZREVRANGE', P .. ':prios', 0, 0)
+  if #top == 0 then break end
+  local prio = top[1]
+  local items = redis.pcall('LPOP', P .. ':q:' .. prio, max - taken)
+  if type(items) == 'table' and items.err then
+    -- Something that is not a list sits where a queue should be (written by hand, say): set it aside.
+    redis.call('RENAME', P .. ':q:' .. prio, P .. ':bad:' .. prio)
+    redis.call('ZREM', P .. ':prios', prio)
+    bad = bad + 1
+  elseif not items then
+    redis.call('ZREM', P .. ':prios', prio)
+  else
+    for _, item in ipairs(items) do
+      local id = redis.call('HINCRBY', P .. ':meta', 'seq', 1)
+      redis.call('HSET', P .. ':held:' .. pid, id, prio .. '\\n' .. item)
+      out[#out + 1] = tostring(id)
+      out[#out + 1] = item
+      taken = taken + 1
+    end
+    if redis.call('LLEN', P .. ':q:' .. prio) == 0 then redis.call('ZREM', P .. ':prios', prio) end
+  end
+end
+out[#out + 1] = bad
+return out
+`;
+
+/**
+ * ARGV: P, pid, id, fingerprint, encoded, priority, dontFilter, ... Releases lease id and queues what its page
+ * yielded, in one step. A lease no longer held (taken back after this process was thought dead) queues nothing:
+ * whoever fetches the page again queues its links. Returns how many were queued, or -1 for a lease not held.
+ */
+export const FINISH = COMMON + `
+if redis.call('HDEL', P .. ':held:' .. ARGV[2], ARGV[3]) == 0 then return -1 end
+return add_all(4)
+`;
+
+/** ARGV: P, pid, id, ... Puts held requests back at the front of the queue. Returns how many. */
+export const GIVE_BACK = COMMON + `
+local back = 0
+for i = 3, #ARGV do
+  local entry = redis.call('HGET', P .. ':held:' .. ARGV[2], ARGV[i])
+  if entry then
+    back = back + requeue(entry)
+    redis.call('HDEL', P .. ':held:' .. ARGV[2], ARGV[i])
+  end
+end
+if back > 0 then redis.call('HDEL', P .. ':meta', 'idle_since') end
+return back
+`;
+
+/**
+ * ARGV: P, pid, lease_ms. Records a heartbeat, then takes back what processes silent for a lease held: their
+ * requests go back to the queue, bypassing the filter. Returns how many requests were taken back.
+ */
+export const HEARTBEAT = COMMON + `
+local pid, lease = ARGV[2], tonumber(ARGV[3])
+local now = now_ms()
+redis.call('ZADD', P .. ':procs', now, pid)
+local dead = redis.call('ZRANGEBYSCORE', P .. ':procs', '-inf', now - lease)
+local back = 0
+for _, other in ipairs(dead) do
+  local held = redis.call('HVALS', P .. ':held:' .. other)
+  for _, entry in ipairs(held) do back = back + requeue(entry) end
+  redis.call('DEL', P .. ':held:' .. other)
+  redis.call('ZREM', P .. ':procs', other)
+end
+if back > 0 then redis.call('HDEL', P .. ':meta', 'idle_since') end
+return back
+`;
+
+/** ARGV: P, pid. Lists the lease ids held for pid (to put back any this process does not know of). */
+export const HELD_IDS = COMMON + `
+return redis.call('HKEYS', P .. ':held:' .. ARGV[2])
+`;
+
+/**
+ * ARGV: P. How long the crawl has been idle (nothing waiting, nothing held by anyone) in ms, starting the clock
+ * when it first finds it so; -1 while there is work.
+ */
+export const IDLE = COMMON + `
+local now = now_ms()
+local busy = false
+for _, prio in ipairs(redis.call('ZRANGE', P .. ':prios', 0, -1)) do
+  local ok, length = pcall(redis.call, 'LLEN', P .. ':q:' .. prio)
+  if ok and length > 0 then busy = true break end
+  redis.call('ZREM', P .. ':prios', prio)
+end
+if not busy then
+  for _, other in ipairs(redis.call('ZRANGE', P .. ':procs', 0, -1)) do
+    if redis.call('HLEN', P .. ':held:' .. other) > 0 then busy = true break end
+  end
+end
+if busy then
+  redis.call('HDEL', P .. ':meta', 'idle_since')
+  return -1
+end
+local since = redis.call('HGET', P .. ':meta', 'idle_since')
+if not since then
+  redis.call('HSET', P .. ':meta', 'idle_since', now)
+  return 0
+end
+return now - tonumber(since)
+`;
+
+/** ARGV: P, pid. A process leaving: what it still holds goes back, and it is no longer counted. */
+export const LEAVE = COMMON + `
+local back = 0
+for _, entry in ipairs(redis.call('HVALS', P .. ':held:' .. ARGV[2])) do back = back + requeue(entry) end
+redis.call('DEL', P .. ':held:' .. ARGV[2])
+redis.call('ZREM', P .. ':procs', ARGV[2])
+if back > 0 then redis.call('HDEL', P .. ':meta', 'idle_since') end
+return back
+`;
+
+/** ARGV: P. {waiting, held, processes, seen, queued}. */
+export const STATUS = COMMON + `
+local waiting, held = 0, 0
+for _, prio in ipairs(redis.call('ZRANGE', P .. ':prios', 0, -1)) do
+  local ok, length = pcall(redis.call, 'LLEN', P .. ':q:' .. prio)
+  if ok then waiting = waiting + length end
+end
+local procs = redis.call('ZRANGE', P .. ':procs', 0, -1)
+for _, other in ipairs(procs) do held = held + redis.call('HLEN', P .. ':held:' .. other) end
+local meta = redis.call('HMGET', P .. ':meta', 'seen', 'queued')
+return {waiting, held, #procs, tonumber(meta[1] or '0'), tonumber(meta[2] or '0')}
+`;
+
+/** Every script by the name the client defines it under. */
+export const SCRIPTS = {
+  nwPush: PUSH,
+  nwLease: LEASE,
+  nwFinish: FINISH,
+  nwGiveBack: GIVE_BACK,
+  nwHeartbeat: HEARTBEAT,
+  nwHeldIds: HELD_IDS,
+  nwIdle: IDLE,
+  nwLeave: LEAVE,
+  nwStatus: STATUS,
+} as const;
+
+export type ScriptName = keyof typeof SCRIPTS;
