@@ -5,6 +5,7 @@ import { FeedSet, parseFeedTarget } from "./output/feeds.ts";
 import { resolveCrawlSettings } from "./settings/check.ts";
 import { Settings, type SettingsInit } from "./settings/settings.ts";
 import { Spider, type SpiderClass } from "./spider/spider.ts";
+import { spiderSettings } from "./spider/spider_settings.ts";
 
 export interface RunOptions {
   /** Settings over the spider's own (as `-s` on the command line). */
@@ -24,9 +25,8 @@ export interface RunOptions {
  */
 export async function runSpider(spider: Spider | SpiderClass, options: RunOptions = {}): Promise<StatsRecord> {
   const instance = spider instanceof Spider ? spider : new spider();
-  const own = instance.settings instanceof Settings ? instance.settings : new Settings(instance.settings ?? {});
   const overrides = options.settings instanceof Settings ? options.settings : new Settings(options.settings ?? {});
-  const settings = resolveCrawlSettings({ spider: own, profiles: instance.profiles, overrides });
+  const settings = resolveCrawlSettings({ spider: spiderSettings(instance), profiles: instance.profiles, overrides });
   const targets = (options.output ?? []).map((path) => parseFeedTarget(path, options.overwrite ?? false));
   const sink = await FeedSet.open(targets);
   return await new Crawl(instance, { settings, sink }).run();

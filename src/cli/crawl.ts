@@ -18,6 +18,7 @@ import type { SettingValues } from "../settings/table.ts";
 import { platform } from "node:os";
 import type { CrawlCommandOptions } from "./crawl_options.ts";
 import { loadSpiders, pickSpider } from "./load_spiders.ts";
+import { spiderSettings } from "../spider/spider_settings.ts";
 
 /** Exit statuses of a crawl stopped by a signal, as a shell reports them. */
 const SIGNAL_EXIT: Record<StopSignal, number> = { SIGINT: 130, SIGTERM: 143 };
@@ -31,12 +32,6 @@ export function applySpiderArgs(spider: Spider, args: readonly string[]): void {
     if (eq < 0 || problem) throw new UsageError(`spider argument ${name}: ${problem ?? "must be NAME=VALUE"}`);
     (spider as unknown as Record<string, string>)[name] = arg.slice(eq + 1);
   }
-}
-
-/** A spider's `settings` property as a Settings layer; a plain object is accepted too. */
-export function spiderSettings(spider: Spider): Settings {
-  const own = spider.settings as unknown;
-  return own instanceof Settings ? own : new Settings((own ?? {}) as Record<string, unknown>);
 }
 
 /** Output that is only uploaded when it closes would lose items a shared queue already counts as done. */

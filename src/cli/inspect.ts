@@ -6,12 +6,34 @@
 import type { Command } from "commander";
 import { firstLine } from "./errors.ts";
 import { loadSpiders, spiderClassName } from "./load_spiders.ts";
+import { spiderSettings } from "../spider/spider_settings.ts";
+import type { SpiderClass } from "../spider/spider.ts";
 import type { CommandContext } from "./context.ts";
 
 /** What `_inspect` prints, as JSON, on the last line of its standard output. */
 export type InspectResult =
-  | { file: string; spiders: { name: string; className: string }[] }
+  | { file: string; spiders: InspectedSpider[] }
   | { file: string; error: string };
+
+/** One spider as `_inspect` describes it: enough for `netweir serve` to check a job's settings without running it. */
+export interface InspectedSpider {
+  name: string;
+  className: string;
+  /** The spider's own settings, in command-line spelling. */
+  settings: Record<string, unknown>;
+  /** The spider's own profiles, as given. */
+  profiles: Record<string, Record<string, unknown>>;
+}
+
+function describeSpider(spiderClass: SpiderClass): InspectedSpider {
+  const spider = new spiderClass();
+  return {
+    name: spiderClassName(spiderClass),
+    className: spiderClass.name,
+    settings: spiderSettings(spider).toJSON(),
+    profiles: JSON.parse(JSON.stringify(spider.profiles ?? {})),
+  };
+}
 
 /** Loads `file` and describes its spiders, or says in one line why it could not be loaded. */
 export async function inspectFile(file: string): Promise<InspectResult> {
@@ -19,7 +41,7 @@ export async function inspectFile(file: string): Promise<InspectResult> {
     const classes = await loadSpiders(file);
     return {
       file,
-      spiders: classes.map((spiderClass) => ({ name: spiderClassName(spiderClass), className: spiderClass.name })),
+      spiders: classes.map(describeSpider),
     };
   } catch (error) {
     // loadSpiders prefixes the file's name; list adds it back itself, so report the import error's own message.
