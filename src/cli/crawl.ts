@@ -70,9 +70,10 @@ export async function runCrawlCommand(options: CrawlCommandOptions): Promise<num
   });
   refuseCloudOutputWithQueue(options.outputs, settings.queue);
   const targets = options.outputs.map((output) => parseFeedTarget(output.path, output.overwrite));
+  const progressShown = settings.progress ?? runtime.stderrIsTerminal();
   const log = createLogger(settings.logLevel as LogLevel, (line) => {
     // Clear the live progress line first, so a log line never lands in the middle of it.
-    runtime.writeStderr(runtime.stderrIsTerminal() ? "\r\x1b[K" + line : line);
+    runtime.writeStderr(progressShown ? "\r\x1b[K" + line : line);
   });
   // The queue first: a Redis that cannot be reached must not cost an -O file its old contents.
   const frontier = await openFrontier(spider, settings, log);
@@ -96,7 +97,14 @@ export async function runCrawlCommand(options: CrawlCommandOptions): Promise<num
   };
   const removers = (["SIGINT", "SIGTERM"] as const).map((signal) => runtime.onSignal(signal, onSignal(signal)));
   try {
-    const stats = await crawl.run();
+    const stats = await crawl.run().catch((error) => {
+      // A TypeError from the spider's own code while crawling is a failure at run time (exit 1), not a bad value
+      // given on the command line (exit 2).
+      if (error instanceof TypeError || error instanceof RangeError) {
+        throw new Error(`crawl failed: ${error.message}`, { cause: error });
+      }
+      throw error;
+    });
     log.info("crawl finished " + JSON.stringify(stats));
     for (const target of targets) log.info(`items written to ${target.path}`);
   } finally {

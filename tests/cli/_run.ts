@@ -1,10 +1,9 @@
 /** Runs the real `netweir` CLI (cli.ts) in a new process, as a user would, and collects what it printed. */
-import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { runtime } from "../../src/runtime/mod.ts";
+import { runCli as runNetweir } from "../helpers/cli.ts";
 
 /** The repository's cli.ts. */
 export const CLI_PATH = fileURLToPath(new URL("../../cli.ts", import.meta.url));
@@ -23,25 +22,10 @@ export interface RunOptions {
   stdin?: string;
 }
 
-/** Runs `netweir ARGS` to the end. */
-export function runCli(args: string[], options: RunOptions = {}): Promise<CliResult> {
-  const self = runtime.selfCommand(CLI_PATH);
-  // The environment is extended through env(1) rather than replaced: the child still needs HOME, PATH and Deno's
-  // cache, and reading the whole environment here would mean reaching into the process object.
-  const assignments = Object.entries(options.env ?? {}).map(([name, value]) => `${name}=${value}`);
-  const [command, commandArgs] = assignments.length > 0
-    ? ["env", [...assignments, self.command, ...self.args, ...args]]
-    : [self.command, [...self.args, ...args]];
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, commandArgs, { cwd: options.cwd, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => stdout += chunk);
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => stderr += chunk);
-    child.on("error", reject);
-    child.on("close", (code, signal) => resolve({ code: code ?? (signal ? 128 : 1), stdout, stderr }));
-    child.stdin.end(options.stdin ?? "");
-  });
+/** Runs `netweir ARGS` to the end (tests/helpers/cli.ts does the work; a death by signal reads as 128). */
+export async function runCli(args: string[], options: RunOptions = {}): Promise<CliResult> {
+  const result = await runNetweir(args, options);
+  return { code: result.code ?? 128, stdout: result.stdout, stderr: result.stderr };
 }
 
 /** Runs `body` with a new empty directory and removes the directory afterwards, whatever happens. */

@@ -215,3 +215,24 @@ Deno.test("progress=true shows a live progress line with pages, rate, items, wai
     await site.close();
   }
 });
+
+Deno.test("an error thrown by the spider's own code while crawling exits 1 with one line", async () => {
+  await withTempDir(async (dir) => {
+    const file = join(dir, "broken.ts");
+    await writeFile(
+      file,
+      `import { Spider } from ${JSON.stringify(new URL("../../mod.ts", import.meta.url).href)};
+export class Broken extends Spider {
+  override async *start() {
+    yield* [];
+    throw new TypeError("start is broken");
+  }
+}
+`,
+    );
+    const result = await runCli(["crawl", file]);
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stderr, /^netweir: crawl failed: start is broken\n$/m);
+    assert.doesNotMatch(result.stderr, /\n\s+at /, "no stack trace");
+  });
+});
