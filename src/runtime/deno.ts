@@ -1,5 +1,13 @@
 /** The Deno side of the runtime boundary. */
-import type { HttpClient, HttpClientOptions, Listener, ListenOptions, Runtime, StopSignal } from "./types.ts";
+import type {
+  HttpClient,
+  HttpClientOptions,
+  Listener,
+  ListenOptions,
+  ProcessSignal,
+  Runtime,
+  StopSignal,
+} from "./types.ts";
 
 function proxyOption(proxy: string): Deno.Proxy {
   const url = new URL(proxy);
@@ -40,6 +48,35 @@ async function listen(
   };
 }
 
+/** A process id that is safe to signal: 0 and negative ids would reach this process's own group or every process. */
+function checkPid(pid: number): void {
+  if (!Number.isInteger(pid) || pid <= 0) throw new RangeError(`not a process id: ${pid}`);
+}
+
+/** Deno.kill, with "no such process" as false (a negative id signals a process group). */
+function kill(pid: number, signal: ProcessSignal): boolean {
+  try {
+    Deno.kill(pid, signal);
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+}
+
+function signalProcess(pid: number, signal: ProcessSignal): boolean {
+  checkPid(pid);
+  return kill(pid, signal);
+}
+
+function killProcessGroup(pgid: number, signal: ProcessSignal): boolean {
+  checkPid(pgid);
+  if (Deno.build.os !== "windows") return kill(-pgid, signal);
+  if (signal !== "SIGKILL") return kill(pgid, signal);
+  return new Deno.Command("taskkill", { args: ["/pid", String(pgid), "/T", "/F"], stdout: "null", stderr: "null" })
+    .outputSync().success;
+}
+
 export const denoRuntime: Runtime = {
   name: "deno",
   version: Deno.version.deno,
@@ -49,6 +86,9 @@ export const denoRuntime: Runtime = {
   cwd: () => Deno.cwd(),
   exit: (code) => Deno.exit(code),
   selfCommand: (cliPath) => ({ command: Deno.execPath(), args: ["run", "-A", "--quiet", cliPath] }),
+  pid: Deno.pid,
+  signalProcess,
+  killProcessGroup,
   onSignal(signal: StopSignal, handler: () => void) {
     Deno.addSignalListener(signal, handler);
     return () => Deno.removeSignalListener(signal, handler);

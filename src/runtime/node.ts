@@ -5,7 +5,16 @@ import { Readable } from "node:stream";
 import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { HttpClient, HttpClientOptions, Listener, ListenOptions, Runtime, StopSignal } from "./types.ts";
+import { spawnSync } from "node:child_process";
+import type {
+  HttpClient,
+  HttpClientOptions,
+  Listener,
+  ListenOptions,
+  ProcessSignal,
+  Runtime,
+  StopSignal,
+} from "./types.ts";
 
 function httpClient(options: HttpClientOptions): HttpClient {
   if (!options.proxy) {
@@ -97,6 +106,34 @@ function listen(
   });
 }
 
+/** A process id that is safe to signal: 0 and negative ids would reach this process's own group or every process. */
+function checkPid(pid: number): void {
+  if (!Number.isInteger(pid) || pid <= 0) throw new RangeError(`not a process id: ${pid}`);
+}
+
+/** process.kill, with "no such process" as false (a negative id signals a process group). */
+function kill(pid: number, signal: ProcessSignal): boolean {
+  try {
+    process.kill(pid, signal);
+    return true;
+  } catch (error) {
+    if ((error as { code?: string }).code === "ESRCH") return false;
+    throw error;
+  }
+}
+
+function signalProcess(pid: number, signal: ProcessSignal): boolean {
+  checkPid(pid);
+  return kill(pid, signal);
+}
+
+function killProcessGroup(pgid: number, signal: ProcessSignal): boolean {
+  checkPid(pgid);
+  if (process.platform !== "win32") return kill(-pgid, signal);
+  if (signal !== "SIGKILL") return kill(pgid, signal);
+  return spawnSync("taskkill", ["/pid", String(pgid), "/T", "/F"], { stdio: "ignore" }).status === 0;
+}
+
 export const nodeRuntime: Runtime = {
   name: "node",
   version: process.versions.node,
@@ -106,6 +143,9 @@ export const nodeRuntime: Runtime = {
   cwd: () => process.cwd(),
   exit: (code) => process.exit(code),
   selfCommand: (cliPath) => ({ command: process.execPath, args: [cliPath] }),
+  pid: process.pid,
+  signalProcess,
+  killProcessGroup,
   onSignal(signal: StopSignal, handler: () => void) {
     process.on(signal, handler);
     return () => void process.off(signal, handler);

@@ -7,6 +7,9 @@
 /** A signal a crawl or server reacts to. */
 export type StopSignal = "SIGINT" | "SIGTERM";
 
+/** A signal Netweir sends to a process it started (the job service stopping or killing a crawl). */
+export type ProcessSignal = StopSignal | "SIGKILL";
+
 /** Options for one HTTP client; a crawl keeps one client per proxy. */
 export interface HttpClientOptions {
   /** Proxy URL (`http://user:pass@host:port`); requests go through it when set. */
@@ -49,6 +52,19 @@ export interface Runtime {
   exit(code: number): never;
   /** The command that re-runs Netweir's own CLI in a fresh process: the executable and its leading arguments. */
   selfCommand(cliPath: string): { command: string; args: string[] };
+  /** This process's id. */
+  readonly pid: number;
+  /**
+   * Sends a signal to one process, by id. Returns false when there is no such process (it has exited); other
+   * failures (not allowed to signal it) throw.
+   */
+  signalProcess(pid: number, signal: ProcessSignal): boolean;
+  /**
+   * Sends a signal to every process of the process group `pgid` leads: a child spawned `detached` leads a group of
+   * its own, which its children join. Returns false when no process of the group is left. Windows has no process
+   * groups: there SIGKILL ends the process and its descendants (`taskkill /T /F`), other signals go to it alone.
+   */
+  killProcessGroup(pgid: number, signal: ProcessSignal): boolean;
   /** Adds a handler for a signal; returns a function that removes it. */
   onSignal(signal: StopSignal, handler: () => void): () => void;
   /** Whether standard error is a terminal (for the live progress line). */

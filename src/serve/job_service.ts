@@ -1,0 +1,80 @@
+/**
+ * The job side of `netweir serve`, opened in the order the spec asks: the dir lock first (a second service on the
+ * same --dir stops there, before it touches anything), then DIR/jobs.db, then the runner, which marks jobs a dead
+ * service left running as lost and starts waiting ones.
+ */
+import type { Logger } from "../spider/types.ts";
+import { acquireDirLock } from "./dir_lock.ts";
+import { type CliCommand, JobRunner } from "./job_runner.ts";
+import { JobStore } from "./job_store.ts";
+import { servePaths } from "./paths.ts";
+import type { JobRecord, ServePaths } from "./types.ts";
+
+export interface OpenJobServiceOptions {
+  /** --dir (made absolute: jobs run in their project's directory). */
+  dir: string;
+  /** --max-jobs. */
+  maxJobs: number;
+  /** --keep (default 100). */
+  keep?: number;
+  /** Time a cancelled crawl has to stop before it is killed (default 30 000 ms). */
+  graceMs?: number;
+  /** How to run `netweir`: runtime.selfCommand(path of cli.ts). */
+  cliCommand: CliCommand;
+  log: Logger;
+}
+
+/** An open job service: the runner (the HTTP app's JobService), where things are, and how to stop. */
+export interface OpenedJobService {
+  runner: JobRunner;
+  paths: ServePaths;
+  /** Jobs found running at start-up, now finished with outcome lost. */
+  lost: JobRecord[];
+  /**
+   * Cancels running jobs (SIGINT, killed after the grace period), waits for them, closes jobs.db and releases the
+   * dir. Waiting jobs stay for the next start. A second call kills running jobs at once; both resolve together.
+   */
+  close(): Promise<void>;
+}
+
+/** Opens the job service on `options.dir`; throws if another service holds the dir. */
+export async function openJobService(options: OpenJobServiceOptions): Promise<OpenedJobService> {
+  const lock = await acquireDirLock(options.dir);
+  let store: JobStore | undefined;
+  try {
+    const paths = servePaths(lock.dir);
+    store = new JobStore(paths.jobsDb);
+    const runner = new JobRunner({
+      store,
+      paths,
+      maxJobs: options.maxJobs,
+      keep: options.keep,
+      graceMs: options.graceMs,
+      cliCommand: options.cliCommand,
+      log: options.log,
+    });
+    const lost = runner.start();
+    const openStore = store;
+    let closing: Promise<void> | undefined;
+    return {
+      runner,
+      paths,
+      lost,
+      close() {
+        if (closing) {
+          void runner.shutdown(); // the second call: kill at once
+          return closing;
+        }
+        closing = runner.shutdown().finally(async () => {
+          openStore.close();
+          await lock.release();
+        });
+        return closing;
+      },
+    };
+  } catch (error) {
+    store?.close();
+    await lock.release();
+    throw error;
+  }
+}

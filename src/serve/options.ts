@@ -1,0 +1,85 @@
+/**
+ * `netweir serve` options, checked before anything starts: a bad value is a UsageError (exit 2), and listening
+ * where other machines can reach the service without a login is refused unless --insecure-no-auth says so.
+ */
+import { availableParallelism } from "node:os";
+import { UsageError } from "../errors.ts";
+
+export interface ServeOptions {
+  /** "NAME=PATH" or bare PATH, one per project. */
+  projects: string[];
+  bind: string;
+  port: number;
+  dir: string;
+  maxJobs: number;
+  keep: number;
+  username?: string;
+  password?: string;
+  insecureNoAuth: boolean;
+  /** Seconds a cancelled job has to stop before it is killed with its children (30; shorter in tests). */
+  cancelGrace: number;
+}
+
+/** What the command line and the environment give, before checking. */
+export interface RawServeOptions {
+  project?: string[];
+  bind?: string;
+  port?: string;
+  dir?: string;
+  maxJobs?: string;
+  keep?: string;
+  username?: string;
+  password?: string;
+  insecureNoAuth?: boolean;
+  cancelGrace?: string;
+}
+
+function wholeNumber(name: string, text: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (!/^\d+$/.test(text.trim())) throw new UsageError(`${name} must be a whole number, not ${JSON.stringify(text)}`);
+  const value = Number(text);
+  if (value < min || value > max) throw new UsageError(`${name} must be between ${min} and ${max}, not ${value}`);
+  return value;
+}
+
+/** Whether an address only this machine can reach: 127.0.0.0/8, ::1, localhost. */
+export function isLoopback(address: string): boolean {
+  const host = address.replace(/^\[(.*)\]$/, "$1").toLowerCase();
+  return host === "localhost" || host === "::1" || /^127(?:\.\d{1,3}){3}$/.test(host) ||
+    /^::ffff:127(?:\.\d{1,3}){3}$/.test(host);
+}
+
+/** Checks the options; `env` supplies NETWEIR_SERVE_USERNAME and NETWEIR_SERVE_PASSWORD. */
+export function checkServeOptions(raw: RawServeOptions, env: (name: string) => string | undefined): ServeOptions {
+  const username = raw.username ?? env("NETWEIR_SERVE_USERNAME") ?? undefined;
+  const password = raw.password ?? env("NETWEIR_SERVE_PASSWORD") ?? undefined;
+  if ((username === undefined) !== (password === undefined) || username === "" || password === "") {
+    throw new UsageError("give both a username and a password (NETWEIR_SERVE_USERNAME and NETWEIR_SERVE_PASSWORD)");
+  }
+  const bind = raw.bind ?? "127.0.0.1";
+  const insecureNoAuth = raw.insecureNoAuth ?? false;
+  if (!isLoopback(bind) && username === undefined && !insecureNoAuth) {
+    throw new UsageError(
+      `refusing to listen on ${bind} without a username and password: set NETWEIR_SERVE_USERNAME and ` +
+        "NETWEIR_SERVE_PASSWORD, or give --insecure-no-auth if you really mean it",
+    );
+  }
+  const projects = raw.project ?? [];
+  if (projects.length === 0) throw new UsageError("give at least one --project NAME=PATH");
+  return {
+    projects,
+    bind,
+    port: wholeNumber("--port", raw.port ?? "6800", 0, 65535),
+    dir: raw.dir ?? "netweir-serve",
+    maxJobs: wholeNumber("--max-jobs", raw.maxJobs ?? String(availableParallelism()), 1),
+    keep: wholeNumber("--keep", raw.keep ?? "100", 0),
+    username,
+    password,
+    insecureNoAuth,
+    cancelGrace: wholeNumber("--cancel-grace", raw.cancelGrace ?? "30", 0, 3600),
+  };
+}
+
+/** The warning `--insecure-no-auth` starts with, when the address is reachable from elsewhere. */
+export const INSECURE_WARNING = "listening without a username and password on an address other machines can reach: " +
+  "anyone who can reach the port can run your spiders with any settings, and any web page open in a browser that " +
+  "can reach it can read the job list, logs and items through DNS rebinding, which the service cannot tell apart";
