@@ -78,12 +78,12 @@ function parseResult(stdout: string): InspectResult | undefined {
 }
 
 /** Runs `_inspect` on one file in a new process; its failures, even a crash or a hang, come back as an error. */
-function inspectInProcess(file: string): Promise<InspectResult> {
+function inspectInProcess(file: string, cwd: string): Promise<InspectResult> {
   const { command, args } = runtime.selfCommand(CLI_PATH);
-  const absolute = resolve(runtime.cwd(), file);
+  const absolute = resolve(cwd, file);
   return new Promise((done) => {
     const child = spawn(command, [...args, "_inspect", absolute], {
-      cwd: runtime.cwd(),
+      cwd,
       stdio: ["ignore", "pipe", "pipe"],
       timeout: INSPECT_TIMEOUT_MS,
     });
@@ -102,14 +102,17 @@ function inspectInProcess(file: string): Promise<InspectResult> {
   });
 }
 
-/** Inspects files a few at a time; results come back in the files' order. */
-async function inspectAll(files: string[]): Promise<InspectResult[]> {
+/**
+ * Inspects files a few at a time, each in a process of its own started in `cwd` (relative files are relative to
+ * it); results come back in the files' order. `netweir serve` uses it too, with a project's directory as `cwd`.
+ */
+export async function inspectAll(files: string[], cwd: string = runtime.cwd()): Promise<InspectResult[]> {
   const results: InspectResult[] = new Array(files.length);
   let next = 0;
   const worker = async () => {
     while (next < files.length) {
       const index = next++;
-      results[index] = await inspectInProcess(files[index]);
+      results[index] = await inspectInProcess(files[index], cwd);
     }
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL_INSPECTS, files.length) }, worker));

@@ -1,0 +1,227 @@
+/**
+ * The HTTP app of `netweir serve`: scrapyd's JSON endpoints (same parameters, same answer fields, node_name and
+ * status on every answer), Netweir's jobstats.json, logs and items by Range, and the status page. Every route sits
+ * behind {@link security}. Parameters come from the query string and a form body alike, for GET and POST.
+ */
+import { Hono } from "hono";
+import type { Context } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { maskSecrets } from "../log.ts";
+import type { Logger } from "../spider/types.ts";
+import { fileResponse } from "./file_response.ts";
+import { isServeName } from "./names.ts";
+import { checkSchedule, isRefusal, requiredParam, ScheduleError } from "./schedule.ts";
+import { listedJobs } from "./scrapyd_format.ts";
+import { type BasicAuth, security } from "./security.ts";
+import { readJobStats } from "./stats.ts";
+import { renderStatusPage, STATUS_PAGE_CSP } from "./status_page.ts";
+import { JobExistsError, type JobRecord, type JobService, type ProjectRegistry, type ServePaths } from "./types.ts";
+
+export interface AppOptions {
+  jobs: JobService;
+  registry: ProjectRegistry;
+  paths: ServePaths;
+  /** The node_name of every answer (scrapyd: the host name). */
+  nodeName: string;
+  /** Whether the service listens on a loopback address (Host names are then checked against DNS rebinding). */
+  loopback: boolean;
+  /** HTTP basic auth, when a username and password are set. */
+  auth?: BasicAuth;
+  /** Where scheduled and cancelled jobs and internal errors are logged. */
+  log?: Logger;
+}
+
+/** Form bodies larger than this are refused: a schedule request is a few lines. */
+const MAX_BODY_BYTES = 1024 * 1024;
+
+/** An answer's fields besides node_name and status. */
+type Answer = Record<string, unknown>;
+type Handler = (params: URLSearchParams, c: Context) => Answer | Promise<Answer>;
+
+/** Why the deploying endpoints answer with an error, one message each. */
+const NO_DEPLOYING = "netweir serve does not deploy code over HTTP: put the spider files on this machine as you " +
+  "put the rest of your code there, and serve them with --project NAME=PATH";
+
+/** The query string and a form body (urlencoded or multipart) as one list: query first, as scrapyd reads them. */
+async function requestParams(request: Request): Promise<URLSearchParams> {
+  const params = new URLSearchParams(new URL(request.url).search);
+  const type = (request.headers.get("content-type") ?? "").toLowerCase();
+  if (type.startsWith("application/x-www-form-urlencoded")) {
+    for (const [name, value] of new URLSearchParams(await request.text())) params.append(name, value);
+  } else if (type.startsWith("multipart/form-data")) {
+    const form = await request.formData().catch(() => {
+      throw new ScheduleError("the multipart form body could not be read");
+    });
+    for (const [name, value] of form) if (typeof value === "string") params.append(name, value);
+  }
+  return params;
+}
+
+/**
+ * Builds the app.
+ *
+ * @example
+ * const app = createApp({ jobs, registry, paths: servePaths(dir), nodeName: hostname(), loopback: true });
+ * listen(app.fetch, { hostname: "127.0.0.1", port: 6800 });
+ */
+export function createApp(options: AppOptions): Hono {
+  const { jobs, registry, paths, nodeName, log } = options;
+  const app = new Hono();
+  const error = (c: Context, message: string, status: 200 | 404 | 405 | 413 | 500 = 200) =>
+    c.json({ node_name: nodeName, status: "error", message: maskSecrets(message) }, status);
+
+  app.use("*", security({ loopback: options.loopback, auth: options.auth, nodeName }));
+  app.use(
+    "*",
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) => error(c, `the request body is larger than ${MAX_BODY_BYTES} bytes`, 413),
+    }),
+  );
+
+  /** A scrapyd endpoint: its method (GET also answers HEAD), its parameters, its answer or its error. */
+  const endpoint = (name: string, method: "GET" | "POST" | "ANY", handler: Handler) => {
+    app.all(`/${name}`, async (c) => {
+      const allowed = method === "GET" ? ["GET", "HEAD"] : method === "POST" ? ["POST"] : undefined;
+      if (allowed && !allowed.includes(c.req.method)) {
+        c.header("Allow", allowed.join(", "));
+        return error(c, `${name} takes ${method} requests, not ${c.req.method}`, 405);
+      }
+      try {
+        const answer = await handler(await requestParams(c.req.raw), c);
+        return c.json({ node_name: nodeName, status: "ok", ...answer });
+      } catch (thrown) {
+        if (isRefusal(thrown)) return error(c, thrown.message);
+        throw thrown;
+      }
+    });
+  };
+
+  const project = (params: URLSearchParams) => {
+    const name = requiredParam(params, "project");
+    const found = registry.get(name);
+    if (!found) throw new ScheduleError(`project '${name}' not found`);
+    return found;
+  };
+
+  endpoint("daemonstatus.json", "GET", () => {
+    const counts = { pending: 0, running: 0, finished: 0 };
+    for (const job of jobs.list()) counts[job.state]++;
+    return counts;
+  });
+
+  endpoint("listprojects.json", "GET", () => ({ projects: registry.names() }));
+
+  endpoint("listversions.json", "GET", (params) => {
+    requiredParam(params, "project");
+    return { versions: [] };
+  });
+
+  endpoint("listspiders.json", "GET", async (params) => {
+    const { spiders, errors } = await registry.spiders(project(params).name);
+    const answer: Answer = { spiders: [...new Set(spiders.map((spider) => spider.name))] };
+    // The others are still listed; a file that failed to load is named with its error.
+    if (errors.length > 0) answer.errors = errors;
+    return answer;
+  });
+
+  endpoint("schedule.json", "POST", async (params) => {
+    const job = await checkSchedule(params, { registry, paths });
+    try {
+      jobs.schedule(job);
+    } catch (thrown) {
+      if (thrown instanceof JobExistsError) {
+        throw new ScheduleError(`job '${job.id}' already exists (job ids ignore case)`);
+      }
+      throw thrown;
+    }
+    log?.info(`scheduled job ${job.id}`, { project: job.project, spider: job.spider });
+    return { jobid: job.id };
+  });
+
+  endpoint("cancel.json", "POST", (params) => {
+    const { name } = project(params);
+    const id = requiredParam(params, "job").toLowerCase();
+    const prevstate = jobs.cancel(name, id) ?? null;
+    if (prevstate !== null) log?.info(`cancelled job ${id}`, { project: name, prevstate });
+    return { prevstate };
+  });
+
+  endpoint("listjobs.json", "GET", (params) => {
+    const given = params.get("project");
+    return listedJobs(jobs.list(given ? project(params).name : undefined));
+  });
+
+  endpoint("jobstats.json", "GET", async (params) => {
+    const id = requiredParam(params, "job");
+    const job = jobs.get(id.toLowerCase());
+    const given = params.get("project");
+    if (!job || (given && given.toLowerCase() !== job.project.toLowerCase())) {
+      throw new ScheduleError(`job '${id}' not found`);
+    }
+    const stats = await readJobStats(paths.statsFile(job));
+    return { job: job.id, project: job.project, spider: job.spider, state: job.state, outcome: job.outcome, stats };
+  });
+
+  endpoint("delproject.json", "POST", (params) => {
+    const { name } = project(params);
+    throw new ScheduleError(
+      `delproject.json is not supported: projects are not deployed to netweir serve, so there is nothing to ` +
+        `delete; to stop serving ${name}, take its --project option off and restart the service`,
+    );
+  });
+
+  endpoint("addversion.json", "ANY", () => {
+    throw new ScheduleError(`addversion.json is not supported: ${NO_DEPLOYING}`);
+  });
+
+  endpoint("delversion.json", "ANY", () => {
+    throw new ScheduleError(`delversion.json is not supported: there are no versions or eggs; ${NO_DEPLOYING}`);
+  });
+
+  /** The job a log or items URL names, when project, spider and id all match one. */
+  const jobAt = (c: Context, extensions: string[]): JobRecord | undefined => {
+    const file = c.req.param("file") ?? "";
+    const extension = extensions.find((ext) => file.endsWith(ext));
+    if (!extension) return undefined;
+    const id = file.slice(0, -extension.length);
+    if (!isServeName(id)) return undefined;
+    const job = jobs.get(id.toLowerCase());
+    const sameProject = job?.project.toLowerCase() === c.req.param("project")?.toLowerCase();
+    return job && sameProject && job.spider === c.req.param("spider") ? job : undefined;
+  };
+
+  app.get("/logs/:project/:spider/:file", (c) => {
+    const job = jobAt(c, [".log"]);
+    if (!job) return error(c, "no such log", 404);
+    return fileResponse(paths.logFile(job), c.req.raw, "text/plain; charset=utf-8");
+  });
+
+  app.get("/items/:project/:spider/:file", (c) => {
+    const job = jobAt(c, [".jl", ".jsonl"]);
+    if (!job) return error(c, "no such items file", 404);
+    return fileResponse(paths.itemsFile(job), c.req.raw, "application/x-ndjson; charset=utf-8");
+  });
+
+  app.get("/", async (c) => {
+    const all = jobs.list();
+    const stats = new Map<string, Record<string, unknown> | null>();
+    await Promise.all(
+      all.filter((job) => job.state === "running").map(async (job) => {
+        stats.set(job.id, await readJobStats(paths.statsFile(job)));
+      }),
+    );
+    const html = renderStatusPage({ nodeName, projects: registry.names(), jobs: all, stats });
+    return c.html(html, 200, { "Content-Security-Policy": STATUS_PAGE_CSP, "Cache-Control": "no-store" });
+  });
+
+  app.notFound((c) => error(c, `no such endpoint: ${new URL(c.req.url).pathname}`, 404));
+
+  app.onError((thrown, c) => {
+    const message = maskSecrets(`${thrown.name}: ${thrown.message}`);
+    log?.error(`${c.req.method} ${new URL(c.req.url).pathname} failed: ${message}`);
+    return error(c, message, 500);
+  });
+
+  return app;
+}

@@ -1,0 +1,90 @@
+/**
+ * Keeping a job's files (checkpoint, cache, deltafetch, warc, har) inside its project's data directory. Anyone who
+ * can schedule a job chooses these paths, so each is checked before the job is queued: relative, no `..`, not a
+ * URL, and no symlink on the way that leads out.
+ */
+import { lstat, readlink, realpath } from "node:fs/promises";
+import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
+
+/** Why a path was refused, in words; thrown by {@link confinePath}. */
+export class ConfinementError extends Error {
+  override name = "ConfinementError";
+}
+
+const URL_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]+:/;
+const WINDOWS_ABSOLUTE = /^(?:[A-Za-z]:|[\\/])/;
+/** Symlinks followed before a path is refused as a loop. */
+const MAX_LINKS = 40;
+
+/** Whether `path` is `root` or below it (both absolute and normalised). */
+function inside(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel === "" || (!rel.startsWith(".." + sep) && rel !== ".." && !isAbsolute(rel));
+}
+
+/** The path itself if it exists (even as a dangling link), else its nearest existing ancestor. */
+async function deepestExisting(path: string): Promise<string> {
+  let current = path;
+  for (;;) {
+    if (await lstat(current).then(() => true, () => false)) return current;
+    const parent = dirname(current);
+    if (parent === current) return current;
+    current = parent;
+  }
+}
+
+/**
+ * Whether what exists of `target` stays inside `realRoot` once symlinks are followed. A dangling link is followed
+ * by hand, since the crawl would create whatever it points at.
+ */
+async function staysInside(realRoot: string, target: string, links = 0): Promise<boolean> {
+  if (links > MAX_LINKS) return false;
+  const existing = await deepestExisting(target);
+  let real: string;
+  try {
+    real = await realpath(existing);
+  } catch {
+    // A dangling symlink: where would writing through it land?
+    const link = await readlink(existing).catch(() => undefined);
+    if (link === undefined) return false;
+    const pointsTo = resolve(dirname(existing), link);
+    return staysInside(realRoot, resolve(pointsTo, relative(existing, target)), links + 1);
+  }
+  return inside(realRoot, resolve(real, relative(existing, target)));
+}
+
+/**
+ * Checks `value` (a setting such as checkpoint, as a job gave it) and returns the absolute path it stands for
+ * inside `dataDir`.
+ *
+ * @throws ConfinementError saying which rule the value breaks.
+ */
+export async function confinePath(setting: string, value: string, dataDir: string): Promise<string> {
+  const quoted = JSON.stringify(value);
+  const where = "a relative path inside the project's data directory";
+  if (value.includes("\0")) throw new ConfinementError(`${setting} ${quoted} contains a NUL character`);
+  if (URL_SCHEME.test(value)) {
+    throw new ConfinementError(`${setting} ${quoted} is a URL; over HTTP it must be ${where}`);
+  }
+  if (isAbsolute(value) || WINDOWS_ABSOLUTE.test(value)) {
+    throw new ConfinementError(`${setting} ${quoted} is an absolute path; over HTTP it must be ${where}`);
+  }
+  if (value.split(/[\\/]/).includes("..")) {
+    throw new ConfinementError(`${setting} ${quoted} contains "..": over HTTP it must be ${where}`);
+  }
+  const root = resolve(dataDir);
+  const target = resolve(root, value);
+  if (target === root) {
+    throw new ConfinementError(`${setting} ${quoted} names the data directory itself; name a file or directory in it`);
+  }
+  // Only a symlink under the data directory can lead out of it; what is above it is the operator's choice.
+  const realRoot = await realpath(root).catch(() => undefined);
+  if (realRoot !== undefined && inside(root, await deepestExisting(target))) {
+    if (!(await staysInside(realRoot, target))) {
+      throw new ConfinementError(
+        `${setting} ${quoted} leads through a symlink to outside the project's data directory`,
+      );
+    }
+  }
+  return target;
+}

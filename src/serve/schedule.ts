@@ -1,0 +1,185 @@
+/**
+ * schedule.json's checks: everything a job could be refused for is refused now, with a message saying what, rather
+ * than as a failed job later. What comes out is a {@link NewJob} the job service can run as it is.
+ */
+import { SettingsError } from "../errors.ts";
+import { resolveCrawlSettings } from "../settings/check.ts";
+import { Settings, type SettingsInit } from "../settings/settings.ts";
+import { findSetting } from "../settings/table.ts";
+import { spiderAttributeAllowed } from "../spider/callbacks.ts";
+import { ConfinementError, confinePath } from "./confine.ts";
+import { isServeName, NAME_RULE } from "./names.ts";
+import type { NewJob, ProjectRegistry, ProjectSpider, ServePaths } from "./types.ts";
+
+/** A request schedule.json refuses; the message is the answer's "message". */
+export class ScheduleError extends Error {
+  override name = "ScheduleError";
+}
+
+/** Settings naming a file or directory: over HTTP, confined to DIR/data/PROJECT. */
+const CONFINED_SETTINGS: ReadonlySet<string> = new Set([
+  "checkpoint",
+  "cache",
+  "deltafetch",
+  "warc",
+  "har",
+  "browser_upload_dir",
+]);
+
+/** Settings a job may not set over HTTP at all, and why. */
+const SERVICE_SETTINGS: Readonly<Record<string, string>> = {
+  stats_file: "the service keeps each job's stats itself (see jobstats.json)",
+  browser_path: "it names a program to run; set it in the spider's own settings",
+};
+
+/** Parameters schedule.json reads itself; every other one is a spider argument. */
+const OWN_PARAMS = new Set(["project", "spider", "setting", "jobid", "priority", "_version"]);
+
+/** What schedule needs from the service. */
+export interface ScheduleContext {
+  registry: ProjectRegistry;
+  paths: ServePaths;
+}
+
+/** scrapyd's words for a missing parameter. */
+export function requiredParam(params: URLSearchParams, name: string): string {
+  const value = params.get(name);
+  if (value === null || value === "") throw new ScheduleError(`'${name}' parameter is required`);
+  return value;
+}
+
+/** A new job id: 32 hex digits, like scrapyd's. */
+function randomJobId(): string {
+  return crypto.randomUUID().replaceAll("-", "");
+}
+
+function checkJobId(params: URLSearchParams): string {
+  const given = params.get("jobid");
+  if (given === null || given === "") return randomJobId();
+  if (!isServeName(given)) {
+    throw new ScheduleError(`jobid ${JSON.stringify(given)} is invalid: it must be ${NAME_RULE}`);
+  }
+  return given.toLowerCase();
+}
+
+function checkPriority(params: URLSearchParams): number {
+  const given = params.get("priority");
+  if (given === null || given.trim() === "") return 0;
+  const value = Number(given);
+  if (!Number.isFinite(value)) throw new ScheduleError(`priority is invalid: ${JSON.stringify(given)} is not a number`);
+  return value;
+}
+
+/** The spider called `name`, or an error naming the ones there are (and the files that failed to load). */
+async function findSpider(registry: ProjectRegistry, project: string, name: string): Promise<ProjectSpider> {
+  const { spiders, errors } = await registry.spiders(project);
+  const matches = spiders.filter((spider) => spider.name === name);
+  if (matches.length === 1) return matches[0];
+  if (matches.length > 1) {
+    const files = matches.map((spider) => spider.file).join(", ");
+    throw new ScheduleError(`spider '${name}' is defined more than once in project '${project}' (${files})`);
+  }
+  const known = spiders.map((spider) => spider.name);
+  let message = `spider '${name}' not found in project '${project}' (` +
+    (known.length > 0 ? `its spiders: ${known.join(", ")})` : "it has no spiders)");
+  if (errors.length > 0) {
+    message += `; files that failed to load: ${errors.map((e) => `${e.file}: ${e.error}`).join("; ")}`;
+  }
+  throw new ScheduleError(message);
+}
+
+/** Each `setting=KEY=VALUE` checked on its own, file settings confined and made absolute. */
+async function checkSettingPairs(pairs: string[], dataDir: string): Promise<string[]> {
+  const checked: string[] = [];
+  for (const pair of pairs) {
+    // Unknown name, wrong type, no "=": SettingsError with the setting's name.
+    const layer = Settings.fromPairs([pair]);
+    const key = layer.keys()[0];
+    const cli = findSetting(key)!.cli;
+    if (Object.hasOwn(SERVICE_SETTINGS, cli)) {
+      throw new ScheduleError(`setting ${cli} can't be set over HTTP: ${SERVICE_SETTINGS[cli]}`);
+    }
+    const value = layer.given(key);
+    if (CONFINED_SETTINGS.has(cli) && typeof value === "string") {
+      checked.push(`${cli}=${await confinePath(cli, value, dataDir)}`);
+    } else {
+      checked.push(pair);
+    }
+  }
+  return checked;
+}
+
+/** The spider arguments: every parameter schedule does not read itself, first value of each. */
+function checkArguments(params: URLSearchParams): string[] {
+  const args = new Map<string, string>();
+  for (const [name, value] of params) {
+    if (OWN_PARAMS.has(name) || args.has(name)) continue;
+    const problem = spiderAttributeAllowed(name);
+    if (problem) throw new ScheduleError(problem);
+    args.set(name, value);
+  }
+  return [...args].map(([name, value]) => `${name}=${value}`);
+}
+
+/**
+ * Checks a schedule.json request and returns the job to queue.
+ *
+ * @param params the query string and form body together.
+ * @throws ScheduleError for a missing or unknown project or spider, a bad jobid, priority or spider argument, or a
+ *   file setting outside the data directory; SettingsError (with the setting's name) for a setting that does not
+ *   exist, has the wrong type, or fails a start-of-crawl check on top of the spider's own settings.
+ */
+export async function checkSchedule(params: URLSearchParams, context: ScheduleContext): Promise<NewJob> {
+  const projectName = requiredParam(params, "project");
+  const spiderName = requiredParam(params, "spider");
+  const project = context.registry.get(projectName);
+  if (!project) throw new ScheduleError(`project '${projectName}' not found`);
+  const version = params.get("_version");
+  if (version !== null && version !== "") {
+    throw new ScheduleError(`version '${version}' not found (netweir serve has no versions)`);
+  }
+  const id = checkJobId(params);
+  const priority = checkPriority(params);
+  const args = checkArguments(params);
+  let settings: string[];
+  try {
+    settings = await checkSettingPairs(params.getAll("setting"), context.paths.dataDir(project.name));
+  } catch (error) {
+    if (error instanceof ConfinementError) throw new ScheduleError(error.message);
+    throw error;
+  }
+  // Only now the spider files are read (a process each): everything refused above was cheaper to refuse.
+  const spider = await findSpider(context.registry, project.name, spiderName);
+  if (!isServeName(spider.name)) {
+    throw new ScheduleError(
+      `spider ${JSON.stringify(spider.name)} can't be run as a job: its name must be ${NAME_RULE}`,
+    );
+  }
+  // As `-s` applies them: over the spider's own settings, with its own profiles known.
+  try {
+    resolveCrawlSettings({
+      spider: new Settings(spider.settings),
+      profiles: spider.profiles as Record<string, SettingsInit>,
+      overrides: Settings.fromPairs(settings),
+    });
+  } catch (error) {
+    // A malformed queue URL or key is a TypeError from the queue's own parser: still the request's fault.
+    if (error instanceof TypeError || error instanceof RangeError) throw new ScheduleError(error.message);
+    throw error;
+  }
+  return {
+    id,
+    project: project.name,
+    spider: spider.name,
+    file: spider.file,
+    cwd: project.dir,
+    priority,
+    settings,
+    args,
+  };
+}
+
+/** Whether an error is one schedule.json answers with its message (the request's fault, not the service's). */
+export function isRefusal(error: unknown): error is Error {
+  return error instanceof ScheduleError || error instanceof SettingsError;
+}

@@ -1,0 +1,69 @@
+/** How jobs look in scrapyd's answers: its field names, its time format, its URLs for logs and items. */
+import { maskSecrets } from "../log.ts";
+import type { JobRecord } from "./types.ts";
+
+type JobKey = Pick<JobRecord, "project" | "spider" | "id">;
+
+/** A time as scrapyd prints Python's datetime.now(): local time, "YYYY-MM-DD HH:MM:SS.ffffff". */
+export function scrapydTime(epochMs: number | null): string | null {
+  if (epochMs === null) return null;
+  const date = new Date(epochMs);
+  const pad = (value: number, width = 2) => String(value).padStart(width, "0");
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ` +
+    `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}.` +
+    `${pad(date.getMilliseconds(), 3)}000`;
+}
+
+function jobPath(job: JobKey): string {
+  return [job.project, job.spider, job.id].map(encodeURIComponent).join("/");
+}
+
+/** Where the app serves a job's log. */
+export function logUrl(job: JobKey): string {
+  return `/logs/${jobPath(job)}.log`;
+}
+
+/** Where the app serves a job's items (.jl as scrapyd's; .jsonl works too). */
+export function itemsUrl(job: JobKey): string {
+  return `/items/${jobPath(job)}.jl`;
+}
+
+/** "KEY=VALUE" texts as an object, first "=" splitting, passwords in URLs masked. */
+function pairsObject(pairs: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of pairs) {
+    const eq = pair.indexOf("=");
+    out[eq < 0 ? pair : pair.slice(0, eq)] = eq < 0 ? "" : maskSecrets(pair.slice(eq + 1));
+  }
+  return out;
+}
+
+/** One job in listjobs.json: scrapyd's fields, plus Netweir's outcome (null until it is finished). */
+export function listedJob(job: JobRecord): Record<string, unknown> {
+  const entry: Record<string, unknown> = {
+    id: job.id,
+    project: job.project,
+    spider: job.spider,
+    pid: job.pid,
+    start_time: scrapydTime(job.startedAt),
+    end_time: scrapydTime(job.endedAt),
+    log_url: logUrl(job),
+    items_url: itemsUrl(job),
+    outcome: job.outcome,
+  };
+  if (job.state === "pending") {
+    // scrapyd shows a waiting job's settings and arguments; a running or finished one's are in its log.
+    entry.priority = job.priority;
+    entry.version = null;
+    entry.settings = pairsObject(job.settings);
+    entry.args = pairsObject(job.args);
+  }
+  return entry;
+}
+
+/** listjobs.json's three lists. */
+export function listedJobs(jobs: readonly JobRecord[]): Record<"pending" | "running" | "finished", unknown[]> {
+  const lists = { pending: [] as unknown[], running: [] as unknown[], finished: [] as unknown[] };
+  for (const job of jobs) lists[job.state].push(listedJob(job));
+  return lists;
+}

@@ -1,0 +1,109 @@
+/**
+ * What keeps `netweir serve` private: requests only a web page would send are refused (an Origin header; while
+ * listening on a loopback address, a Host that is not a loopback name, which is what DNS rebinding looks like), and
+ * HTTP basic auth when a username and password are set. Applied before every route, the HTML page included.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { Context, MiddlewareHandler } from "hono";
+
+/** The credentials basic auth asks for. */
+export interface BasicAuth {
+  username: string;
+  password: string;
+}
+
+export interface SecurityOptions {
+  /** Whether the service listens on a loopback address (then only loopback Host names are answered). */
+  loopback: boolean;
+  auth?: BasicAuth;
+  /** The node_name of refusals. */
+  nodeName: string;
+}
+
+const REALM = 'Basic realm="netweir serve", charset="UTF-8"';
+
+/** Whether a Host header (with or without a port) names this machine: localhost, 127.x.y.z or [::1]. */
+export function isLoopbackHost(host: string): boolean {
+  const lower = host.trim().toLowerCase();
+  if (/^\[::1\](?::\d{1,5})?$/.test(lower)) return true;
+  const name = lower.replace(/:\d{1,5}$/, "");
+  if (name === "localhost") return true;
+  const ipv4 = /^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(name);
+  return ipv4 !== null && ipv4.slice(1).every((part) => Number(part) <= 255);
+}
+
+function sha256(text: string): Buffer {
+  return createHash("sha256").update(text, "utf8").digest();
+}
+
+/** The username and password of a `Basic` Authorization header, or undefined when there is none or it is garbled. */
+function parseBasic(header: string | undefined): BasicAuth | undefined {
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? "");
+  if (!match) return undefined;
+  let decoded: string;
+  try {
+    decoded = new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(atob(match[1]), (c) => c.charCodeAt(0)));
+  } catch {
+    return undefined;
+  }
+  const colon = decoded.indexOf(":");
+  if (colon < 0) return undefined;
+  return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+/** A checker comparing given credentials with the configured ones in time that does not depend on where they differ. */
+function credentialsChecker(auth: BasicAuth): (given: BasicAuth | undefined) => boolean {
+  // Digests have one length whatever was typed, which timingSafeEqual needs; the secret itself is not kept twice.
+  const user = sha256(auth.username);
+  const pass = sha256(auth.password);
+  const nothing = sha256("");
+  return (given) => {
+    const userOk = timingSafeEqual(user, given ? sha256(given.username) : nothing);
+    const passOk = timingSafeEqual(pass, given ? sha256(given.password) : nothing);
+    // Both compared every time: which one was wrong must not show in the timing either.
+    return given !== undefined && userOk && passOk;
+  };
+}
+
+function refuse(
+  c: Context,
+  status: 401 | 403,
+  message: string,
+  nodeName: string,
+  headers: Record<string, string> = {},
+) {
+  return c.json({ node_name: nodeName, status: "error", message }, status, headers);
+}
+
+/**
+ * The middleware: Origin refused (403), rebinding Host refused while loopback (403), then basic auth when
+ * configured (401 with WWW-Authenticate). Messages never contain the password, given or configured.
+ */
+export function security(options: SecurityOptions): MiddlewareHandler {
+  const check = options.auth ? credentialsChecker(options.auth) : undefined;
+  return async (c, next) => {
+    if (c.req.header("origin") !== undefined) {
+      return refuse(c, 403, "requests from web pages (with an Origin header) are refused", options.nodeName);
+    }
+    if (options.loopback) {
+      const host = c.req.header("host") ?? new URL(c.req.url).host;
+      if (!isLoopbackHost(host)) {
+        return refuse(
+          c,
+          403,
+          "this service listens on a loopback address and answers only requests addressed to localhost, " +
+            "127.0.0.1 or [::1] (another host name is what DNS rebinding looks like)",
+          options.nodeName,
+        );
+      }
+    }
+    if (check && !check(parseBasic(c.req.header("authorization")))) {
+      return refuse(c, 401, "authentication required: a username and password (HTTP basic auth)", options.nodeName, {
+        "WWW-Authenticate": REALM,
+      });
+    }
+    await next();
+    // Logs and items are served as they are: a browser must never guess they are HTML.
+    c.header("X-Content-Type-Options", "nosniff");
+  };
+}

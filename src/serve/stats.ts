@@ -1,0 +1,15 @@
+/** A job's stats file, as jobstats.json and the status page read it. */
+import { readFile } from "node:fs/promises";
+
+/**
+ * The stats the job's crawl last wrote, or null when there are none yet (the first seconds of a job, one that never
+ * started) or the file cannot be read as a JSON object.
+ */
+export async function readJobStats(path: string): Promise<Record<string, unknown> | null> {
+  try {
+    const value = JSON.parse(await readFile(path, "utf8"));
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
