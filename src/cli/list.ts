@@ -5,14 +5,14 @@
  */
 import { spawn } from "node:child_process";
 import { readdir, stat } from "node:fs/promises";
-import { extname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { UsageError } from "../errors.ts";
 import { maskSecrets } from "../log.ts";
 import { runtime } from "../runtime/mod.ts";
 import type { CommandContext } from "./context.ts";
 import type { InspectResult } from "./inspect.ts";
+import { selfCli } from "./self.ts";
 
 /** One line of `list --json`: a spider, or a file that could not be loaded. */
 export type ListEntry = { name: string; class: string; file: string } | { file: string; error: string };
@@ -21,9 +21,6 @@ export type ListEntry = { name: string; class: string; file: string } | { file: 
 const INSPECT_TIMEOUT_MS = 60_000;
 /** Files loaded at once; each is a process, and starting one is the slow part. */
 const PARALLEL_INSPECTS = 4;
-
-// The CLI entry beside src/: cli.ts from the sources, cli.js in the npm build, whichever this module itself is.
-const CLI_PATH = fileURLToPath(new URL(`../../cli${extname(fileURLToPath(import.meta.url))}`, import.meta.url));
 
 const HELP_AFTER = `
 PATH is a .ts, .js, .mts or .mjs file, or a directory whose top-level ones are read (not its subdirectories;
@@ -79,7 +76,7 @@ function parseResult(stdout: string): InspectResult | undefined {
 
 /** Runs `_inspect` on one file in a new process; its failures, even a crash or a hang, come back as an error. */
 function inspectInProcess(file: string, cwd: string): Promise<InspectResult> {
-  const { command, args } = runtime.selfCommand(CLI_PATH);
+  const { command, args } = selfCli();
   const absolute = resolve(cwd, file);
   return new Promise((done) => {
     const child = spawn(command, [...args, "_inspect", absolute], {

@@ -9,6 +9,8 @@ import { exitCodeFor, reportError } from "./errors.ts";
 import { addInspectCommand } from "./inspect.ts";
 import { addListCommand } from "./list.ts";
 import { type CliOutput, processOutput } from "./output.ts";
+import { addQueueCommand } from "./queue_command.ts";
+import { addServeCommand } from "./serve_command.ts";
 import { addStartProjectCommand } from "./startproject.ts";
 import { addVersionCommand, versionText } from "./version.ts";
 
@@ -41,6 +43,8 @@ export function createProgram(context: CommandContext, options: ProgramOptions =
   addStartProjectCommand(program, context);
   addVersionCommand(program, context);
   addInspectCommand(program, context);
+  addQueueCommand(program, context);
+  addServeCommand(program, context);
   return program;
 }
 

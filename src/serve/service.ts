@@ -1,0 +1,79 @@
+/**
+ * `netweir serve` put together: the job service (the --dir lock first, then jobs.db and the runner), the project
+ * registry, the hono app and the HTTP front with its connection limits. `close()` stops accepting, cancels running
+ * jobs the way Ctrl-C stops a crawl, waits for them, and releases --dir; waiting jobs stay for the next start.
+ */
+import { hostname } from "node:os";
+import { resolve } from "node:path";
+import { selfCli } from "../cli/self.ts";
+import type { Logger } from "../spider/types.ts";
+import { runtime } from "../runtime/mod.ts";
+import { createApp } from "./app.ts";
+import { startHttpServer } from "./http_server.ts";
+import { openJobService } from "./job_service.ts";
+import { INSECURE_WARNING, isLoopback, type ServeOptions } from "./options.ts";
+import { createProjectRegistry } from "./projects.ts";
+
+export interface RunningService {
+  /** `http://HOST:PORT/`. */
+  url: string;
+  port: number;
+  /** Stops the service; a second call kills running jobs at once. */
+  close(): Promise<void>;
+}
+
+export async function startService(options: ServeOptions, log: Logger): Promise<RunningService> {
+  // Projects are checked before --dir is touched: a typo in a path must not leave a lock or a database behind.
+  const registry = createProjectRegistry(options.projects, runtime.cwd());
+  const jobs = await openJobService({
+    dir: resolve(runtime.cwd(), options.dir),
+    maxJobs: options.maxJobs,
+    keep: options.keep,
+    graceMs: options.cancelGrace * 1000,
+    cliCommand: selfCli(),
+    log,
+  });
+  for (const job of jobs.lost) {
+    log.warning(`job ${job.id} (${job.project}/${job.spider}) was running when the service died: lost`);
+  }
+  const loopback = isLoopback(options.bind);
+  const app = createApp({
+    jobs: jobs.runner,
+    registry,
+    paths: jobs.paths,
+    nodeName: hostname(),
+    loopback,
+    auth: options.username !== undefined && options.password !== undefined
+      ? { username: options.username, password: options.password }
+      : undefined,
+    log,
+  });
+  let server;
+  try {
+    server = await startHttpServer((request) => app.fetch(request), {
+      hostname: options.bind,
+      port: options.port,
+      log: (line) => log.warning(line),
+    });
+  } catch (error) {
+    await jobs.close();
+    throw error;
+  }
+  if (!loopback && options.username === undefined) log.warning(INSECURE_WARNING);
+  const host = server.hostname.includes(":") ? `[${server.hostname}]` : server.hostname;
+  const url = `http://${host}:${server.port}/`;
+  log.info(`serving ${registry.names().join(", ")} at ${url} (jobs, logs and items in ${jobs.paths.dir})`);
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    port: server.port,
+    close() {
+      if (closing) return jobs.close(); // a second stop: the job service kills running jobs at once
+      closing = (async () => {
+        await server.close();
+        await jobs.close();
+      })();
+      return closing;
+    },
+  };
+}
