@@ -83,6 +83,7 @@ export const denoRuntime: Runtime = {
   isMainModule: (importMeta) => importMeta.main === true,
   args: () => [...Deno.args],
   env: (name) => Deno.env.get(name),
+  environment: () => Deno.env.toObject(),
   cwd: () => Deno.cwd(),
   exit: (code) => Deno.exit(code),
   selfCommand: (cliPath) => ({ command: Deno.execPath(), args: ["run", "-A", "--quiet", cliPath] }),

@@ -140,6 +140,10 @@ export const nodeRuntime: Runtime = {
   isMainModule,
   args: () => process.argv.slice(2),
   env: (name) => process.env[name],
+  environment: () =>
+    Object.fromEntries(
+      Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+    ),
   cwd: () => process.cwd(),
   exit: (code) => process.exit(code),
   selfCommand: (cliPath) => ({ command: process.execPath, args: [cliPath] }),

@@ -48,6 +48,8 @@ export interface Runtime {
   /** Command-line arguments after the script. */
   args(): string[];
   env(name: string): string | undefined;
+  /** The whole environment, as a copy (for starting a process with some variables left out). */
+  environment(): Record<string, string>;
   cwd(): string;
   exit(code: number): never;
   /** The command that re-runs Netweir's own CLI in a fresh process: the executable and its leading arguments. */
