@@ -40,5 +40,6 @@ export type { StatsRecord } from "./src/engine/stats.ts";
 export { HttpStatusError } from "./src/engine/page_flow.ts";
 export type { Frontier, FrontierStatus, Lease } from "./src/queue/frontier.ts";
 export { MemoryFrontier } from "./src/queue/memory.ts";
+export { type PushOptions, type PushResult, Queue, type QueueOptions } from "./src/queue/queue.ts";
 export { canonicalUrl, fingerprint } from "./src/queue/fingerprint.ts";
 export { type RunOptions, runSpider } from "./src/run.ts";

@@ -56,6 +56,7 @@ async function openFrontier(spider: Spider, settings: SettingValues, log: Logger
     leaseSeconds: settings.queueLease,
     idleSeconds: settings.queueIdle,
     windows: platform() === "win32",
+    uploadDir: settings.browserUploadDir,
   });
 }
 

@@ -166,7 +166,7 @@ export class Crawl {
     while (this.#stopReason === null) {
       // After an empty lease, ask again only once something changed (a page finished, start requests arrived, or
       // the idle poll below), or the loop would spin on promises and starve timers and I/O.
-      if (!this.#leasing && !this.#lastLeaseEmpty && this.#waitingCount < this.settings.concurrency * 2) {
+      if (!this.#leasing && !this.#lastLeaseEmpty && this.#freeCapacity() > 0) {
         this.#leaseMore();
       }
       const nextReady = this.#startReady();
@@ -195,9 +195,17 @@ export class Crawl {
     });
   }
 
+  /**
+   * How many more requests this process may take: as many as it can start, no more. Requests taken and waiting
+   * here are held from every other process of a shared crawl, so a process that hoards them leaves others idle.
+   */
+  #freeCapacity(): number {
+    return this.settings.concurrency - this.#inFlight.size - this.#waitingCount;
+  }
+
   #leaseMore(): void {
     this.#leasing = true;
-    const want = Math.max(1, this.settings.concurrency * 2 - this.#waitingCount);
+    const want = this.#freeCapacity();
     this.#frontier.lease(want).then(async (leases) => {
       this.#lastLeaseEmpty = leases.length === 0;
       for (const lease of leases) await this.#accept(lease);

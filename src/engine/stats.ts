@@ -39,7 +39,10 @@ export class Stats {
     return ((this.finishTime?.getTime() ?? now) - this.startTime.getTime()) / 1000;
   }
 
-  /** The whole record, with extra counters (the frontier's) merged in. */
+  /**
+   * The whole record, with extra counters (the frontier's) merged in; an extra counter named `dropped.REASON` is
+   * added to `dropped` under REASON (requests a store dropped before the crawl saw them).
+   */
   toJSON(extra: Record<string, number> = {}): StatsRecord {
     const record: StatsRecord = {
       start_time: this.startTime.toISOString(),
@@ -51,10 +54,18 @@ export class Stats {
       record[name] = this.get(name);
     }
     for (const [name, value] of [...this.#counters].sort()) if (!(name in record)) record[name] = value;
+    const dropped = new Map(this.#dropped);
     // JSON.stringify calls toJSON with the property's name: a string is not extra counters.
-    if (typeof extra === "object") { for (const [name, value] of Object.entries(extra)) record[name] = value; }
+    if (typeof extra === "object") {
+      for (const [name, value] of Object.entries(extra)) {
+        if (name.startsWith("dropped.")) {
+          const reason = name.slice("dropped.".length);
+          dropped.set(reason, (dropped.get(reason) ?? 0) + value);
+        } else record[name] = value;
+      }
+    }
     record.status = Object.fromEntries([...this.#statuses].sort(([a], [b]) => a - b).map(([k, v]) => [String(k), v]));
-    record.dropped = Object.fromEntries([...this.#dropped].sort());
+    record.dropped = Object.fromEntries([...dropped].sort());
     return record;
   }
 }

@@ -50,7 +50,9 @@ function assertJson(value: unknown, path: string, depth = 0): void {
  * A callback's name, checked now against what the decoder accepts, so a request that could not come back from a
  * queue is an error where it is made rather than a bad entry in the queue.
  */
-function queueableName(spider: Spider, ref: Request["callback"]): string | undefined {
+function queueableName(spider: Spider | undefined, ref: Request["callback"]): string | undefined {
+  if (ref === undefined || ref === null) return undefined;
+  if (spider === undefined) throw new TypeError("a request with a callback or errback needs its spider to be queued");
   const name = callbackName(spider, ref);
   if (name !== undefined) resolveCallback(spider, name, { fromQueue: true });
   return name;
@@ -58,6 +60,19 @@ function queueableName(spider: Spider, ref: Request["callback"]): string | undef
 
 /** A request as one line of JSON. Throws TypeError when its callback is not a spider method or its meta is not JSON. */
 export function encodeRequest(spider: Spider, request: Request): string {
+  return encode(spider, request);
+}
+
+/**
+ * A request with no callback or errback (the spider's `parse` or rules take it), encoded exactly as
+ * {@link encodeRequest} encodes it but without a spider: what `netweir queue push` sends from outside the crawl.
+ * Throws TypeError for a request that names a callback.
+ */
+export function encodeRequestWithoutSpider(request: Request): string {
+  return encode(undefined, request);
+}
+
+function encode(spider: Spider | undefined, request: Request): string {
   if (!/^https?:/.test(request.url)) throw new TypeError(`only http(s) requests can be queued: ${request.url}`);
   const out: Record<string, unknown> = { v: CODEC_VERSION, url: request.url };
   if (request.method !== "GET") out.method = request.method;

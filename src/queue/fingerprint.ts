@@ -3,11 +3,13 @@
  * method + canonical URL + a hash of the body, so `http://A.com:80/p?b=2&a=1#x` and `http://a.com/p?a=1&b=2` are
  * the same request.
  */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 
 /** The URL with scheme and host lower-cased, the default port and fragment dropped and the query sorted. */
 export function canonicalUrl(url: string | URL): string {
   const parsed = new URL(url); // WHATWG URL already lower-cases scheme and host and drops default ports
+  // Nothing to drop or sort: the parsed URL is canonical already (the common case, and the cheap one).
+  if (!parsed.href.includes("?") && !parsed.href.includes("#")) return parsed.href;
   parsed.hash = "";
   // Always rewritten, even when empty: setting "" drops a bare "?", so `/p?` and `/p` are the same request.
   const pairs = [...parsed.searchParams.entries()];
@@ -18,13 +20,10 @@ export function canonicalUrl(url: string | URL): string {
 
 /** A request's fingerprint: 40 hex characters (SHA-1). */
 export function fingerprint(request: { method: string; url: string; body?: string }): string {
-  const hash = createHash("sha1");
-  hash.update(request.method.toUpperCase());
-  hash.update("\n");
-  hash.update(canonicalUrl(request.url));
-  hash.update("\n");
-  if (request.body) hash.update(createHash("sha1").update(request.body).digest("hex"));
-  return hash.digest("hex");
+  // One-shot hashes: several times faster than createHash() and its updates, and it is the same SHA-1 of the same
+  // bytes. A push of a million URLs computes a million of these.
+  const body = request.body ? hash("sha1", request.body, "hex") : "";
+  return hash("sha1", `${request.method.toUpperCase()}\n${canonicalUrl(request.url)}\n${body}`, "hex");
 }
 
 /** The first 16 bytes of a request's fingerprint, as the Redis duplicate filter stores it. */

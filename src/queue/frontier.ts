@@ -29,7 +29,10 @@ export interface FrontierStatus {
   queued: number;
 }
 
-/** Counters a store adds to the crawl's stats. */
+/**
+ * Counters a store adds to the crawl's stats. A counter named `dropped.REASON` counts requests the store dropped
+ * before the crawl saw them, and is shown with the crawl's own under `dropped`.
+ */
 export type FrontierStats = Record<string, number>;
 
 export interface Frontier {

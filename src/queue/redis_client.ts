@@ -91,8 +91,10 @@ export class RedisConnection {
   }
 }
 
-/** One line for an error from the client. */
+/** One line for an error from the client, in words a user reads (not ioredis's option names). */
 export function describe(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
+  if (/Stream isn't writeable|Connection is closed/i.test(message)) return "not connected to Redis";
+  if (/^Command timed out/i.test(message)) return "Redis did not answer in time";
   return maskSecrets(message.split("\n")[0]);
 }

@@ -18,6 +18,7 @@ import { fingerprintBytes } from "./fingerprint.ts";
 import type { Frontier, FrontierStats, FrontierStatus, Lease } from "./frontier.ts";
 import { describe, RedisConnection, type ScriptArg } from "./redis_client.ts";
 import type { ScriptName } from "./redis_scripts.ts";
+import { checkQueuedSteps } from "./redis_steps.ts";
 import { parseRedisUrl } from "./redis_url.ts";
 
 export interface RedisFrontierOptions {
@@ -32,6 +33,11 @@ export interface RedisFrontierOptions {
   idleSeconds: number | null;
   /** Whether this is Windows (no unix sockets there). */
   windows?: boolean;
+  /**
+   * The only directory whose files a queued request's set_input_files steps may upload (browserUploadDir). Null
+   * or absent: every queued request that uploads is dropped, since anyone who can write to Redis can write one.
+   */
+  uploadDir?: string | null;
 }
 
 /** The prefix of every key of a crawl. */
@@ -56,12 +62,16 @@ export class RedisFrontier implements Frontier {
   /** Lease ids this process holds, to spot any the server holds for it that it never heard of. */
   readonly #held = new Set<string>();
   readonly #stats = { pushed: 0, leased: 0, leases_reclaimed: 0, queue_bad: 0 };
+  /** Queued requests dropped because they would upload files from outside browserUploadDir. */
+  #droppedUpload = 0;
+  /** Lease calls on their way: their ids are held in Redis before this process has heard of them. */
+  #leasesInFlight = 0;
   #lastHeartbeat = Date.now();
   #heartbeatTimer: ReturnType<typeof setTimeout> | undefined;
   #fatal: QueueError | undefined;
   #onFailure: ((error: Error) => void) | undefined;
   #closed = false;
-  /** Set after a call timed out: the server may have done it anyway, so held ids are checked at the next beat. */
+  /** Set after a lease call failed: the server may have run it anyway, so held ids are checked at the next beat. */
   #maybeOrphans = false;
 
   private constructor(connection: RedisConnection, options: RedisFrontierOptions) {
@@ -113,7 +123,9 @@ export class RedisFrontier implements Frontier {
         return await this.#connection.script(name, [this.#prefix, ...args]);
       } catch (error) {
         if (this.#closed) throw new QueueError("the queue is closed");
-        if (/timed out/i.test(String((error as Error)?.message))) this.#maybeOrphans = true;
+        // A lease whose answer was lost (a timeout, or a connection that broke after the server ran it) may hold
+        // requests this process never got; the next beat gives back any such ids.
+        if (name === "nwLease") this.#maybeOrphans = true;
         const now = Date.now();
         if (now - this.#lastHeartbeat > this.#leaseMs) {
           throw this.#fail(
@@ -141,8 +153,10 @@ export class RedisFrontier implements Frontier {
     if (this.#maybeOrphans) await this.#returnOrphans();
   }
 
-  /** Gives back lease ids the server holds for this process that it never received (a call that timed out). */
+  /** Gives back lease ids the server holds for this process that it never received (a lease whose answer was lost). */
   async #returnOrphans(): Promise<void> {
+    // While a lease is on its way, ids it took are held in Redis but not yet known here: they are not orphans.
+    if (this.#leasesInFlight > 0) return;
     const ids = await this.#connection.script("nwHeldIds", [this.#prefix, this.#pid]) as string[];
     const unknown = ids.map(String).filter((id) => !this.#held.has(id));
     if (unknown.length > 0) await this.#connection.script("nwGiveBack", [this.#prefix, this.#pid, ...unknown]);
@@ -186,27 +200,53 @@ export class RedisFrontier implements Frontier {
   }
 
   async lease(max: number): Promise<Lease[]> {
-    const reply = await this.#call("nwLease", [this.#pid, max]) as unknown[];
+    let reply: unknown[];
+    this.#leasesInFlight++;
+    try {
+      reply = await this.#call("nwLease", [this.#pid, max]) as unknown[];
+      for (let i = 0; i + 1 < reply.length - 1; i += 2) this.#held.add(String(reply[i]));
+    } finally {
+      this.#leasesInFlight--;
+    }
     const bad = Number(reply[reply.length - 1]);
-    if (bad > 0) this.#bad(`${bad} queue key(s) that were not lists, set aside`);
+    if (bad > 0) this.#bad(`${bad} queue key(s) that were not lists, set aside`, bad);
     const leases: Lease[] = [];
     for (let i = 0; i + 1 < reply.length - 1; i += 2) {
       const id = String(reply[i]);
       const encoded = String(reply[i + 1]);
-      this.#held.add(id);
-      try {
-        leases.push({ id, request: decodeRequest(this.#options.spider, encoded) });
-      } catch (error) {
-        this.#bad(`${(error as Error).message}: ${encoded.slice(0, 120)}`);
-        await this.finish({ id, request: undefined as unknown as Request }, []);
-      }
+      const request = await this.#usable(encoded);
+      if (request) leases.push({ id, request });
+      // Gone for the whole crawl: released without queueing anything, never handed to the crawl.
+      else await this.finish({ id, request: undefined as unknown as Request }, []);
     }
     this.#stats.leased += leases.length;
     return leases;
   }
 
-  #bad(what: string): void {
-    this.#stats.queue_bad++;
+  /** The request an entry holds, or undefined (counted and logged) when this process must not use it. */
+  async #usable(encoded: string): Promise<Request | undefined> {
+    let request: Request;
+    try {
+      request = decodeRequest(this.#options.spider, encoded);
+    } catch (error) {
+      this.#bad(`${(error as Error).message}: ${encoded.slice(0, 120)}`);
+      return undefined;
+    }
+    const refusal = await checkQueuedSteps(this.#options.spider, request.steps, this.#options.uploadDir ?? null);
+    if (refusal?.reason === "bad") {
+      this.#bad(`${request.url}: ${refusal.detail}`);
+      return undefined;
+    }
+    if (refusal) {
+      this.#droppedUpload++;
+      this.#options.log.warning(`dropped ${request.url} from the queue: ${refusal.detail}`);
+      return undefined;
+    }
+    return request;
+  }
+
+  #bad(what: string, count = 1): void {
+    this.#stats.queue_bad += count;
     this.#options.log.warning(`dropped from the queue: ${what}`);
   }
 
@@ -234,8 +274,11 @@ export class RedisFrontier implements Frontier {
     return { waiting, held, processes, seen, queued };
   }
 
+  /** pushed, leased, leases_reclaimed and queue_bad; `dropped.upload` too once a request was dropped for that. */
   stats(): FrontierStats {
-    return { ...this.#stats };
+    const stats: FrontierStats = { ...this.#stats };
+    if (this.#droppedUpload > 0) stats["dropped.upload"] = this.#droppedUpload;
+    return stats;
   }
 
   /** Leaves the crawl: anything still held goes back, and this process is no longer counted. */

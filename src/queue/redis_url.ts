@@ -67,6 +67,7 @@ export function parseRedisUrl(url: string, options: { windows?: boolean } = {}):
 /** Checks a crawl's key: the name its Redis keys start with. */
 export function checkQueueKey(key: string): string {
   if (key === "") throw new TypeError("queue key is empty");
+  // deno-lint-ignore no-control-regex -- control characters are exactly what this refuses
   if (/[\s\x00-\x1f\x7f]/.test(key)) {
     throw new TypeError(`queue key ${JSON.stringify(key)} has spaces or control characters`);
   }

@@ -1,7 +1,7 @@
 /**
  * A real redis-server per test file, on a free port of 127.0.0.1, with its own temporary directory and no
- * persistence, so a test can stop, pause, kill and restart it to cause the faults the shared queue must survive.
- * It never uses the default port 6379: a Redis someone runs there is left alone.
+ * persistence (unless asked for), so a test can stop, pause, kill and restart it to cause the faults the shared
+ * queue must survive. It never uses the default port 6379: a Redis someone runs there is left alone.
  *
  * ```ts
  * const redis = await startRedis();
@@ -23,11 +23,24 @@ import { sendSignal, type TestSignal } from "./signal.ts";
 
 export type { RespValue } from "./resp.ts";
 
+/** How {@link startRedis} runs the server. */
+export interface RedisOptions {
+  /**
+   * Keep the data across restart(): an append-only file, fsynced after every write, in the server's directory,
+   * which a restarted server reads back. Without it a restarted server is empty.
+   */
+  appendonly?: boolean;
+  /** Also listen on a unix socket in the server's directory; its path is `socketPath`. */
+  unixSocket?: boolean;
+}
+
 /** A running redis-server started by {@link startRedis}. */
 export interface RedisServer {
   /** `redis://127.0.0.1:PORT/0`. */
   readonly url: string;
   readonly port: number;
+  /** The unix socket's path when started with `unixSocket`, else undefined. */
+  readonly socketPath: string | undefined;
   /** The server's process id; a new one after restart(). */
   readonly pid: number;
   /** Ends the server (SIGTERM, waiting for it to exit) and removes its directory. Safe to call twice. */
@@ -38,7 +51,10 @@ export interface RedisServer {
   pause(): Promise<void>;
   /** Unfreezes a paused server (SIGCONT). */
   resume(): Promise<void>;
-  /** Ends the server if it still runs and starts a new, empty one on the same port. */
+  /**
+   * Ends the server if it still runs (SIGTERM) and starts a new one on the same port: empty, or with the data it
+   * had when started with `appendonly`.
+   */
   restart(): Promise<void>;
   /** Runs one command on a fresh connection (a tiny RESP client for looking inside). */
   command(...args: Array<string | number>): Promise<RespValue>;
@@ -60,8 +76,16 @@ interface Running {
   output: () => string;
 }
 
-function spawnServer(port: number, dir: string): Running {
-  const args = ["--save", "", "--appendonly", "no", "--port", String(port), "--bind", "127.0.0.1", "--dir", dir];
+/** The server's unix socket, in its own directory (short enough for the 108-byte limit of socket paths). */
+function socketIn(dir: string): string {
+  return join(dir, "redis.sock");
+}
+
+function spawnServer(port: number, dir: string, options: RedisOptions): Running {
+  const args = ["--save", "", "--port", String(port), "--bind", "127.0.0.1", "--dir", dir];
+  if (options.appendonly) args.push("--appendonly", "yes", "--appendfsync", "always");
+  else args.push("--appendonly", "no");
+  if (options.unixSocket) args.push("--unixsocket", socketIn(dir), "--unixsocketperm", "700");
   const child = spawn(serverPath(), args, { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   const keep = (chunk: Uint8Array) => output = (output + new TextDecoder().decode(chunk)).slice(-4000);
@@ -111,7 +135,7 @@ async function waitReady(port: number, running: Running): Promise<void> {
 }
 
 /** Starts redis-server on a free port of 127.0.0.1 (never 6379) and waits until it answers. */
-export async function startRedis(): Promise<RedisServer> {
+export async function startRedis(options: RedisOptions = {}): Promise<RedisServer> {
   const dir = await mkdtemp(join(tmpdir(), "netweir-redis-"));
   let port = 0;
   let running: Running | undefined;
@@ -119,7 +143,7 @@ export async function startRedis(): Promise<RedisServer> {
   for (let attempt = 1; !running; attempt++) {
     port = await freePort();
     if (port === 6379) continue;
-    const candidate = spawnServer(port, dir);
+    const candidate = spawnServer(port, dir, options);
     try {
       await waitReady(port, candidate);
       running = candidate;
@@ -151,6 +175,7 @@ export async function startRedis(): Promise<RedisServer> {
   return {
     url: `redis://127.0.0.1:${port}/0`,
     port,
+    socketPath: options.unixSocket ? socketIn(dir) : undefined,
     get pid() {
       return current.child.pid ?? -1;
     },
@@ -167,7 +192,7 @@ export async function startRedis(): Promise<RedisServer> {
       if (stopped) throw new Error("redis-server was stopped; start a new one");
       await kill("SIGTERM");
       await mkdir(dir, { recursive: true });
-      const next = spawnServer(port, dir);
+      const next = spawnServer(port, dir, options);
       current = next;
       await waitReady(port, next);
     },

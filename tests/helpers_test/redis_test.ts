@@ -107,3 +107,30 @@ Deno.test("the RESP codec encodes commands and waits for whole replies", () => {
   assert.ok(error instanceof RespError);
   assert.equal(error.message, "ERR wrong");
 });
+
+Deno.test("a redis started with appendonly keeps its data across restart", async () => {
+  const redis = await startRedis({ appendonly: true });
+  try {
+    await redis.command("RPUSH", "queue", "a", "b");
+    await redis.restart();
+    assert.deepEqual(await redis.command("LRANGE", "queue", 0, -1), ["a", "b"]);
+    await redis.kill("SIGTERM");
+    await redis.restart();
+    assert.deepEqual(await redis.command("LRANGE", "queue", 0, -1), ["a", "b"]);
+  } finally {
+    await redis.stop();
+  }
+});
+
+Deno.test("a redis started with unixSocket listens on a socket in its own directory", async () => {
+  const redis = await startRedis({ unixSocket: true });
+  try {
+    assert.match(redis.socketPath ?? "", /\/redis\.sock$/);
+    assert.deepEqual(await redis.command("CONFIG", "GET", "unixsocket"), ["unixsocket", redis.socketPath!]);
+  } finally {
+    await redis.stop();
+  }
+  const plain = await startRedis();
+  await plain.stop();
+  assert.equal(plain.socketPath, undefined);
+});

@@ -1,0 +1,68 @@
+/**
+ * What `netweir queue push|status|clear` do, once the command line is parsed (src/cli/queue_command.ts). Loaded
+ * only when a queue command runs, so other commands never load the Redis client.
+ *
+ * A bad Redis URL or an empty key is a TypeError from the Queue (exit 2); a Redis that cannot be reached is a
+ * QueueError (exit 1). main() prints either as one line, password masked.
+ */
+import { Queue } from "../queue/queue.ts";
+import type { FrontierStatus } from "../queue/frontier.ts";
+import { runtime } from "../runtime/mod.ts";
+import type { CommandContext } from "./context.ts";
+import { pushUrls } from "./queue_input.ts";
+
+/** Where the queue is: the Redis URL and the crawl's key. */
+export interface QueueTarget {
+  url: string;
+  key: string;
+}
+
+/** What `netweir queue push` was asked to do. */
+export interface QueuePushOptions extends QueueTarget {
+  /** URLs, with `-` for standard input (at most once). */
+  urls: string[];
+  priority?: number;
+  dontFilter?: boolean;
+}
+
+/** Runs `body` with the queue open, closing it whatever happens. */
+async function withQueue<T>(target: QueueTarget, body: (queue: Queue) => Promise<T>): Promise<T> {
+  const queue = new Queue(target.url, target.key);
+  try {
+    return await body(queue);
+  } finally {
+    await queue.close();
+  }
+}
+
+/** `netweir queue push`: prints `pushed N, skipped M (already seen)`. */
+export async function runQueuePush(options: QueuePushOptions, context: CommandContext): Promise<void> {
+  const { pushed, skipped } = await withQueue(
+    options,
+    (queue) =>
+      queue.push(pushUrls(options.urls, () => runtime.stdin()), {
+        priority: options.priority,
+        dontFilter: options.dontFilter,
+      }),
+  );
+  context.out(`pushed ${pushed}, skipped ${skipped} (already seen)\n`);
+}
+
+/** The five lines of `netweir queue status`, in the spec's order. */
+export function formatStatus(status: FrontierStatus): string {
+  const { waiting, held, processes, seen, queued } = status;
+  return `waiting: ${waiting}\nheld: ${held}\nprocesses: ${processes}\nseen: ${seen}\nqueued: ${queued}\n`;
+}
+
+/** `netweir queue status`: five lines, or one JSON object with `json`. */
+export async function runQueueStatus(options: QueueTarget & { json?: boolean }, context: CommandContext) {
+  const status = await withQueue(options, (queue) => queue.status());
+  const { waiting, held, processes, seen, queued } = status;
+  context.out(options.json ? JSON.stringify({ waiting, held, processes, seen, queued }) + "\n" : formatStatus(status));
+}
+
+/** `netweir queue clear`: prints how many keys were deleted. */
+export async function runQueueClear(options: QueueTarget, context: CommandContext): Promise<void> {
+  const deleted = await withQueue(options, (queue) => queue.clear());
+  context.out(`deleted ${deleted} ${deleted === 1 ? "key" : "keys"} of ${options.key}\n`);
+}

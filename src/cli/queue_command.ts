@@ -1,0 +1,79 @@
+/**
+ * The command line of `netweir queue push|status|clear URL KEY`: feeding a crawl's shared Redis queue from
+ * outside it, seeing where it stands, and deleting its keys. The work is in src/cli/queue.ts, loaded only when a
+ * queue command runs, so that `list`, `version` and `--help` never load the Redis client.
+ */
+import { type Command, InvalidArgumentError } from "commander";
+import { UsageError } from "../errors.ts";
+import type { CommandContext } from "./context.ts";
+
+const QUEUE_HELP_AFTER = `
+URL is the crawl's Redis: redis://[:password@]host:port/db or redis+unix:///path.sock?db=0&pass=...
+KEY is the crawl's key: the spider's name, or its queue_key setting.
+Exit status: 0 on success, 1 when Redis cannot be reached, 2 for a bad URL, key or option.`;
+
+const PUSH_HELP_AFTER = `
+Each URL becomes a start request: the spider's parse (or its rules) takes it, at depth 0, through its request
+middlewares. URLs the crawl has already seen are skipped unless --dont-filter is given. "-" reads standard input
+as it goes, one URL a line (blank lines and lines starting with # are skipped), and sends 1,000 URLs at a time.
+Prints "pushed N, skipped M (already seen)".`;
+
+const STATUS_HELP_AFTER = `
+Prints five lines: waiting (requests in the queue), held (taken by a process and not finished), processes (taking
+part), seen (the duplicate filter's size) and queued (every request ever queued; more than seen once requests with
+--dont-filter went in again). --json prints them as one JSON object.`;
+
+/** Parses --priority: any finite number, higher fetched first. */
+function parsePriority(text: string): number {
+  const value = Number(text);
+  if (text.trim() === "" || !Number.isFinite(value)) {
+    throw new InvalidArgumentError("expected a number, e.g. --priority 10");
+  }
+  return value;
+}
+
+interface PushFlags {
+  priority?: number;
+  dontFilter?: boolean;
+}
+
+/** Adds `queue` and its three subcommands to `program`. */
+export function addQueueCommand(program: Command, context: CommandContext): void {
+  const queue = program
+    .command("queue")
+    .description("feed a crawl's shared Redis queue, show its status, or clear it")
+    .addHelpText("after", QUEUE_HELP_AFTER);
+
+  queue
+    .command("push <url> <key> <urls...>")
+    .description('push URLs into a crawl as start requests ("-" reads them from standard input)')
+    .option("--priority <n>", "priority of the pushed requests; higher is fetched first (default 0)", parsePriority)
+    .option("--dont-filter", "queue URLs even if the crawl has seen them")
+    .addHelpText("after", PUSH_HELP_AFTER)
+    .action(async (url: string, key: string, urls: string[], flags: PushFlags) => {
+      if (urls.filter((arg) => arg === "-").length > 1) {
+        throw new UsageError('"-" (standard input) can be given only once');
+      }
+      const { runQueuePush } = await import("./queue.ts");
+      await runQueuePush({ url, key, urls, priority: flags.priority, dontFilter: flags.dontFilter === true }, context);
+    });
+
+  queue
+    .command("status <url> <key>")
+    .description("show where a crawl stands: waiting, held, processes, seen, queued")
+    .option("--json", "print one JSON object")
+    .addHelpText("after", STATUS_HELP_AFTER)
+    .action(async (url: string, key: string, flags: { json?: boolean }) => {
+      const { runQueueStatus } = await import("./queue.ts");
+      await runQueueStatus({ url, key, json: flags.json === true }, context);
+    });
+
+  queue
+    .command("clear <url> <key>")
+    .description("delete a crawl's keys: its queue, its duplicate filter and its held requests")
+    .addHelpText("after", "\nPrints how many keys were deleted. The next crawl under KEY starts from nothing.")
+    .action(async (url: string, key: string) => {
+      const { runQueueClear } = await import("./queue.ts");
+      await runQueueClear({ url, key }, context);
+    });
+}

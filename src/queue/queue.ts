@@ -1,0 +1,224 @@
+/**
+ * Feeding a running crawl from outside it: `Queue` pushes URLs into a crawl's shared Redis queue, reports where the
+ * crawl stands, and clears its keys. It is what `netweir queue push|status|clear` runs, and it writes exactly what
+ * a crawl process would (the same encoding, fingerprints and PUSH script), so a pushed URL is a start request the
+ * crawl cannot tell from its own.
+ *
+ * ```ts ignore
+ * await using queue = new Queue("redis://10.0.0.5:6379/0", "Books");
+ * const { pushed, skipped } = await queue.push(["https://books.toscrape.com/catalogue/page-2.html"], { priority: 10 });
+ * ```
+ */
+import { platform } from "node:os";
+import { QueueError } from "../errors.ts";
+import { maskSecrets } from "../log.ts";
+import { Request } from "../spider/request.ts";
+import { encodeRequestWithoutSpider } from "./codec.ts";
+import type { FrontierStatus } from "./frontier.ts";
+import { describe, RedisConnection, type ScriptArg } from "./redis_client.ts";
+import { keyPrefix, pushArgs } from "./redis_frontier.ts";
+import type { ScriptName } from "./redis_scripts.ts";
+import { checkQueueKey, parseRedisUrl, type RedisTarget } from "./redis_url.ts";
+
+/** URLs sent to Redis in one round trip, and the most a push holds in memory at once. */
+export const PUSH_BATCH = 1000;
+
+/** Keys deleted per DEL (and asked for per SCAN) by `clear`. */
+const CLEAR_BATCH = 1000;
+
+/** A third of the default lease (60 s): no answer is awaited longer, as a crawl process would not. */
+const DEFAULT_TIMEOUT_SECONDS = 20;
+
+/** Options for a {@link Queue}. */
+export interface QueueOptions {
+  /** Seconds to wait for any one answer from Redis, connecting included (default 20). */
+  timeoutSeconds?: number;
+}
+
+/** How URLs go in. */
+export interface PushOptions {
+  /** Higher is fetched first (default 0). */
+  priority?: number;
+  /** Queue them even if the crawl has seen them before (default false). */
+  dontFilter?: boolean;
+}
+
+/** What a push did: `pushed` went into the queue, `skipped` were left out as already seen. */
+export interface PushResult {
+  pushed: number;
+  skipped: number;
+}
+
+/**
+ * A URL as the start request a pushed URL becomes: nothing but the URL (depth 0, no callback, so the spider's
+ * `parse` or its rules take it), with the push's priority and dontFilter. Throws TypeError for anything but an
+ * absolute http(s) URL.
+ */
+export function startRequest(url: string, options: PushOptions = {}): Request {
+  let request: Request | undefined;
+  try {
+    request = new Request({ url, priority: options.priority, dontFilter: options.dontFilter });
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+  }
+  // Request has parsed it (once: this runs for every URL of a push); only the scheme is left to check.
+  if (request === undefined || !/^https?:/.test(request.url)) throw notHttp(url);
+  return request;
+}
+
+function notHttp(url: unknown): TypeError {
+  return new TypeError(`not an http(s) URL: ${JSON.stringify(String(url).slice(0, 200))}`);
+}
+
+/** Parses an absolute http(s) URL; anything else is a TypeError quoting (the start of) it. */
+export function checkHttpUrl(url: string): URL {
+  const parsed = typeof url === "string" ? URL.parse(url) : null;
+  if (parsed === null || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) throw notHttp(url);
+  return parsed;
+}
+
+/** A Redis glob pattern matching `text` literally. */
+export function escapeGlob(text: string): string {
+  return text.replace(/[*?[\]\\]/g, "\\$&");
+}
+
+/**
+ * What follows `netweir:KEY:` in the keys of crawl KEY (see redis_scripts.ts). Checked on every key SCAN finds,
+ * so clearing crawl `a` leaves crawl `a:b`'s keys (`netweir:a:b:prios`, ...) alone.
+ */
+const OWN_KEY = /^(?:prios|procs|meta|q:[^:]+|bad:[^:]+|seen:\d+:[0-9a-f]+|held:.+)$/;
+
+/**
+ * One crawl's shared queue, seen from outside the crawl. The URL and key are checked at once (TypeError); the
+ * connection is made on first use, and a Redis that cannot be reached or fails is a QueueError, password masked.
+ */
+export class Queue {
+  readonly #url: string;
+  readonly #target: RedisTarget;
+  readonly #prefix: string;
+  readonly #timeoutMs: number;
+  #connecting: Promise<RedisConnection> | undefined;
+  #closed = false;
+
+  constructor(url: string, key: string, options: QueueOptions = {}) {
+    if (typeof url !== "string") throw new TypeError("queue URL must be a string");
+    if (typeof key !== "string") throw new TypeError("queue key must be a string");
+    this.#target = parseRedisUrl(url, { windows: platform() === "win32" });
+    this.#prefix = keyPrefix(checkQueueKey(key));
+    this.#url = url;
+    const timeout = options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
+    if (!(typeof timeout === "number" && timeout > 0 && Number.isFinite(timeout))) {
+      throw new RangeError(`queue timeout must be a number of seconds > 0, not ${timeout}`);
+    }
+    this.#timeoutMs = Math.ceil(timeout * 1000);
+  }
+
+  #connection(): Promise<RedisConnection> {
+    if (this.#closed) return Promise.reject(new QueueError("the queue is closed"));
+    if (!this.#connecting) {
+      this.#connecting = RedisConnection.open(this.#target, this.#url, this.#timeoutMs);
+      // A failed connection is not kept: the next call tries again.
+      this.#connecting.catch(() => this.#connecting = undefined);
+    }
+    return this.#connecting;
+  }
+
+  /** Runs `body` on the connection; anything Redis throws becomes a QueueError naming the server. */
+  async #use<T>(body: (connection: RedisConnection) => Promise<T>): Promise<T> {
+    const connection = await this.#connection();
+    try {
+      return await body(connection);
+    } catch (error) {
+      if (error instanceof QueueError) throw error;
+      throw new QueueError(`the queue at ${maskSecrets(this.#url)} failed: ${describe(error)}`, { cause: error });
+    }
+  }
+
+  #script(name: ScriptName, args: ScriptArg[]): Promise<unknown> {
+    return this.#use((connection) => connection.script(name, [this.#prefix, ...args]));
+  }
+
+  /**
+   * Pushes URLs as start requests, 1,000 per round trip, reading `urls` as it goes (an async iterable is never
+   * read more than a batch ahead, so a list of ten million is fine). URLs the crawl has seen are skipped unless
+   * `dontFilter`. A URL that is not http(s) is a TypeError naming it, thrown before its batch is sent (batches
+   * before it are in the queue by then).
+   */
+  async push(urls: Iterable<string> | AsyncIterable<string>, options: PushOptions = {}): Promise<PushResult> {
+    if (options.priority !== undefined && !Number.isFinite(options.priority)) {
+      throw new RangeError(`priority must be a finite number, not ${options.priority}`);
+    }
+    // Connected before the first URL is read: a Redis that cannot be reached is reported at once, not after a
+    // batch of standard input has been typed or piped.
+    await this.#connection();
+    const result: PushResult = { pushed: 0, skipped: 0 };
+    let batch: ScriptArg[] = [];
+    let count = 0;
+    let position = 0;
+    const send = async () => {
+      const added = Number(await this.#script("nwPush", batch));
+      result.pushed += added;
+      result.skipped += count - added;
+      batch = [];
+      count = 0;
+    };
+    for await (const url of urls) {
+      position++;
+      let request: Request;
+      try {
+        request = startRequest(url, options);
+      } catch (error) {
+        throw new TypeError(`URL ${position}: ${(error as Error).message}`);
+      }
+      batch.push(...pushArgs(request, encodeRequestWithoutSpider(request)));
+      if (++count === PUSH_BATCH) await send();
+    }
+    if (count > 0) await send();
+    return result;
+  }
+
+  /** Where the crawl stands: waiting, held, processes, seen and queued, as `netweir queue status` prints them. */
+  async status(): Promise<FrontierStatus> {
+    const [waiting, held, processes, seen, queued] = (await this.#script("nwStatus", []) as unknown[]).map(Number);
+    return { waiting, held, processes, seen, queued };
+  }
+
+  /**
+   * Deletes every key of the crawl (its queue, duplicate filter, held requests and processes), so the next crawl
+   * under this key starts from nothing. Returns how many keys were deleted. Other crawls' keys are left alone.
+   */
+  clear(): Promise<number> {
+    const pattern = `${escapeGlob(this.#prefix)}:*`;
+    const own = (key: string) => OWN_KEY.test(key.slice(this.#prefix.length + 1));
+    return this.#use(async (connection) => {
+      const redis = connection.client;
+      let deleted = 0;
+      let cursor = "0";
+      do {
+        const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", CLEAR_BATCH);
+        cursor = next;
+        const mine = keys.filter(own);
+        // COUNT is only a hint to SCAN, so the DELs are cut to size here.
+        for (let i = 0; i < mine.length; i += CLEAR_BATCH) {
+          deleted += await redis.del(...mine.slice(i, i + CLEAR_BATCH));
+        }
+      } while (cursor !== "0");
+      return deleted;
+    });
+  }
+
+  /** Closes the connection. The queue cannot be used afterwards. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    const connecting = this.#connecting;
+    this.#connecting = undefined;
+    const connection = await connecting?.catch(() => undefined);
+    connection?.close();
+  }
+
+  /** Closes the queue at the end of an `await using` block. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+}

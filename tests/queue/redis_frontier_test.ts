@@ -1,0 +1,384 @@
+/**
+ * The Redis store of the frontier against a real redis-server: sharing, the duplicate filter, leases, reclaim,
+ * orphaned leases, and what it drops from the queue (garbage, forbidden callback names, uploads).
+ */
+import assert from "node:assert/strict";
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { keyPrefix, RedisFrontier } from "../../src/queue/redis_frontier.ts";
+import { encodeRequest } from "../../src/queue/codec.ts";
+import type { Page } from "../../src/spider/page.ts";
+import { Request } from "../../src/spider/request.ts";
+import { Spider } from "../../src/spider/spider.ts";
+import type { Logger } from "../../src/spider/types.ts";
+import { startRedis } from "../helpers/redis.ts";
+
+class Books extends Spider {
+  parseBook(page: Page) {
+    return { url: page.url };
+  }
+}
+
+/** A logger that keeps its lines, to see what was warned about. */
+function recordingLog(): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  const keep = (level: string) => (message: string) => void lines.push(`${level} ${message}`);
+  return { lines, debug: keep("debug"), info: keep("info"), warning: keep("warning"), error: keep("error") };
+}
+
+let keys = 0;
+
+/** Opens a frontier on `url` under a key of the test's own. */
+function open(
+  url: string,
+  key: string,
+  options: { leaseSeconds?: number; idleSeconds?: number | null; uploadDir?: string | null } = {},
+) {
+  const log = recordingLog();
+  return RedisFrontier.open({
+    url,
+    key,
+    spider: new Books(),
+    log,
+    leaseSeconds: options.leaseSeconds ?? 6,
+    idleSeconds: options.idleSeconds === undefined ? 1 : options.idleSeconds,
+    uploadDir: options.uploadDir,
+  }).then((frontier) => ({ frontier, log }));
+}
+
+function newKey(): string {
+  return `test-${++keys}`;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const url = (n: number | string) => `http://127.0.0.1:9/page/${n}`;
+
+Deno.test("requests pushed by one process are leased by another, each once, highest priority first", async () => {
+  const redis = await startRedis();
+  const key = newKey();
+  const { frontier: a } = await open(redis.url, key);
+  const { frontier: b } = await open(redis.url, key);
+  try {
+    assert.equal(await a.push([1, 2, 3].map((n) => new Request({ url: url(n) }))), 3);
+    assert.equal(await a.push([new Request({ url: url("urgent"), priority: 5 })]), 1);
+    const first = await b.lease(2);
+    assert.deepEqual(first.map((lease) => lease.request.url), [url("urgent"), url(1)]);
+    const rest = await a.lease(10);
+    assert.deepEqual(rest.map((lease) => lease.request.url), [url(2), url(3)]);
+    assert.deepEqual(await b.lease(10), []);
+    assert.deepEqual(await b.status(), { waiting: 0, held: 4, processes: 2, seen: 4, queued: 4 });
+    assert.equal(a.stats().pushed, 4);
+    assert.equal(b.stats().leased, 2);
+  } finally {
+    await a.close();
+    await b.close();
+    await redis.stop();
+  }
+});
+
+Deno.test("a request any process has seen is left out, unless it says dontFilter", async () => {
+  const redis = await startRedis();
+  const key = newKey();
+  const { frontier: a } = await open(redis.url, key);
+  const { frontier: b } = await open(redis.url, key);
+  try {
+    assert.equal(await a.push([new Request({ url: url(1) })]), 1);
+    // The same URL spelt differently (fragment, default port) is the same request.
+    assert.equal(await b.push([new Request({ url: "http://127.0.0.1:9/page/1#top" })]), 0);
+    assert.equal(await b.push([new Request({ url: url(1), dontFilter: true })]), 1);
+    assert.equal(await b.push([new Request({ url: url(1), method: "POST", body: "x" })]), 1);
+    const status = await a.status();
+    assert.equal(status.waiting, 3);
+    assert.equal(status.seen, 2);
+    assert.equal(status.queued, 3);
+  } finally {
+    await a.close();
+    await b.close();
+    await redis.stop();
+  }
+});
+
+Deno.test("the duplicate filter still knows every request after it grows a level", async () => {
+  const redis = await startRedis();
+  const key = newKey();
+  const { frontier } = await open(redis.url, key);
+  try {
+    // Past 16,384 requests new fingerprints go to the next level's buckets; the old ones must still be found.
+    const total = 17_000;
+    for (let start = 0; start < total; start += 1000) {
+      const batch = Array.from({ length: 1000 }, (_, i) => new Request({ url: url(start + i) }));
+      assert.equal(await frontier.push(batch), 1000);
+    }
+    const again = [0, 1, 16_383, 16_384, 16_999].map((n) => new Request({ url: url(n) }));
+    assert.equal(await frontier.push(again), 0);
+    assert.equal(await frontier.push([new Request({ url: url(total) })]), 1);
+    assert.equal((await frontier.status()).seen, total + 1);
+    const levelOne = await redis.command("KEYS", `${keyPrefix(key)}:seen:1:*`) as string[];
+    assert.ok(levelOne.length > 0, "the filter grew a level");
+  } finally {
+    await frontier.close();
+    await redis.stop();
+  }
+});
+
+Deno.test("finish queues what a page yielded and releases it in one step; the crawl ends once idle", async () => {
+  const redis = await startRedis();
+  const key = newKey();
+  const { frontier } = await open(redis.url, key, { idleSeconds: 0.3 });
+  try {
+    await frontier.push([new Request({ url: url("start") })]);
+    const [start] = await frontier.lease(5);
+    assert.equal(await frontier.ended(), false, "a page is held");
+    await frontier.finish(start, [new Request({ url: url("a") }), new Request({ url: url("start") })]);
+    assert.deepEqual(await frontier.status(), { waiting: 1, held: 0, processes: 1, seen: 2, queued: 2 });
+    const [a] = await frontier.lease(5);
+    await frontier.finish(a, []);
+    // The idle clock starts when a process first finds the crawl idle.
+    assert.equal(await frontier.ended(), false);
+    let ended = false;
+    for (let i = 0; i < 50 && !ended; i++) {
+      await sleep(100);
+      ended = await frontier.ended();
+    }
+    assert.equal(ended, true);
+  } finally {
+    await frontier.close();
+    await redis.stop();
+  }
+});
+
+Deno.test("with queueIdle null a frontier never says the crawl ended", async () => {
+  const redis = await startRedis();
+  const { frontier } = await open(redis.url, newKey(), { idleSeconds: null });
+  try {
+    for (let i = 0; i < 3; i++) {
+      assert.equal(await frontier.ended(), false);
+      await sleep(100);
+    }
+  } finally {
+    await frontier.close();
+    await redis.stop();
+  }
+});
+
+Deno.test("requests given back, or left by a process that closes, go to the front of the queue", async () => {
+  const redis = await startRedis();
+  const key = newKey();
+  const { frontier: a } = await open(redis.url, key);
+  const { frontier: b } = await open(redis.url, key);
+  try {
+    await a.push([1, 2, 3, 4].map((n) => new Request({ url: url(n) })));
+    const taken = await a.lease(3);
+    await a.giveBack([taken[0]]);
+    await a.close();
+    assert.deepEqual((await b.lease(10)).map((lease) => lease.request.url).sort(), [1, 2, 3, 4].map(url));
+    assert.equal((await b.status()).processes, 1);
+  } finally {
+    await a.close();
+    await b.close();
+    await redis.stop();
+  }
+});
+
+Deno.test("what a silent process held goes back to the queue at another's heartbeat, counted as leases_reclaimed", async () => {
+  const redis = await startRedis();
+  const key = newKey();
+  const prefix = keyPrefix(key);
+  const { frontier, log } = await open(redis.url, key, { leaseSeconds: 1.5 });
+  try {
+    // A process that died holding two requests: its last heartbeat was long ago.
+    const spider = new Books();
+    await redis.command("ZADD", `${prefix}:procs`, 1, "ghost");
+    await redis.command(
+      "HSET",
+      `${prefix}:held:ghost`,
+      "101",
+      `0\n${encodeRequest(spider, new Request({ url: url("held-1") }))}`,
+      "102",
+      `3\n${encodeRequest(spider, new Request({ url: url("held-2"), priority: 3, callback: "parseBook" }))}`,
+    );
+    let leases: Awaited<ReturnType<typeof frontier.lease>> = [];
+    for (let i = 0; i < 40 && leases.length < 2; i++) {
+      await sleep(100);
+      leases = [...leases, ...await frontier.lease(10)];
+    }
+    assert.deepEqual(leases.map((lease) => lease.request.url), [url("held-2"), url("held-1")]);
+    assert.equal(leases[0].request.callback, "parseBook");
+    assert.equal(frontier.stats().leases_reclaimed, 2);
+    assert.equal(await redis.command("EXISTS", `${prefix}:held:ghost`), 0);
+    assert.equal(await redis.command("ZSCORE", `${prefix}:procs`, "ghost"), null);
+    assert.ok(log.lines.some((line) => /took back 2 requests/.test(line)), log.lines.join("\n"));
+  } finally {
+    await frontier.close();
+    await redis.stop();
+  }
+});
+
+Deno.test("requests a lease took whose answer never came are given back at the next heartbeat", async () => {
+  const redis = await startRedis();
+  const key = newKey();
+  // A lease of 3 s: no answer is awaited longer than 1 s.
+  const { frontier } = await open(redis.url, key, { leaseSeconds: 3 });
+  try {
+    await frontier.push([1, 2, 3, 4, 5].map((n) => new Request({ url: url(n) })));
+    await redis.pause();
+    const leasing = frontier.lease(2);
+    // Longer than the 1 s the client waits: the first LEASE times out, and Redis runs it once it is resumed.
+    await sleep(1500);
+    await redis.resume();
+    const leases = await leasing;
+    assert.equal(leases.length, 2);
+    let status = await frontier.status();
+    for (let i = 0; i < 40 && status.held !== 2; i++) {
+      await sleep(100);
+      status = await frontier.status();
+    }
+    assert.equal(status.held, 2, "only the two requests this process knows of stay held");
+    assert.equal(status.waiting, 3);
+    for (const lease of leases) await frontier.finish(lease, []);
+    assert.equal((await frontier.lease(10)).length, 3);
+  } finally {
+    await frontier.close();
+    await redis.stop();
+  }
+});
+
+Deno.test("entries in the queue that are not usable requests are dropped, counted in queue_bad, and the rest go on", async () => {
+  const redis = await startRedis();
+  const key = newKey();
+  const prefix = keyPrefix(key);
+  const { frontier, log } = await open(redis.url, key);
+  try {
+    const entry = (fields: Record<string, unknown>) => JSON.stringify({ v: 1, url: url("x"), ...fields });
+    const garbage = [
+      "not json at all",
+      "[1,2,3]",
+      JSON.stringify({ v: 99, url: url("future") }),
+      JSON.stringify({ v: 1, url: "file:///etc/passwd" }),
+      entry({ callback: "closed" }),
+      entry({ callback: "constructor" }),
+      entry({ callback: "__proto__" }),
+      entry({ callback: "__init__" }),
+      entry({ errback: "crawl" }),
+      entry({ callback: "noSuchMethod" }),
+      entry({ steps: [{ call: "closed" }] }),
+      entry({ steps: [{ action: "call", method: "__defineGetter__" }] }),
+      entry({ headers: { "x-a": "1\r\nInjected: yes" } }),
+      entry({ extra: "field" }),
+    ];
+    await frontier.push([new Request({ url: url("good-1") })]);
+    await redis.command("RPUSH", `${prefix}:q:0`, ...garbage);
+    await frontier.push([new Request({ url: url("good-2"), callback: "parseBook" })]);
+    const leases = await frontier.lease(100);
+    assert.deepEqual(leases.map((lease) => lease.request.url), [url("good-1"), url("good-2")]);
+    assert.equal(frontier.stats().queue_bad, garbage.length);
+    assert.equal(frontier.stats().leased, 2);
+    assert.equal(log.lines.filter((line) => line.startsWith("warning dropped from the queue")).length, garbage.length);
+    // Dropped for good: nothing of them is waiting or held.
+    assert.deepEqual(await frontier.status(), { waiting: 0, held: 2, processes: 1, seen: 2, queued: 2 });
+  } finally {
+    await frontier.close();
+    await redis.stop();
+  }
+});
+
+Deno.test("queue keys that are not lists are set aside and each counted, and leasing goes on", async () => {
+  const redis = await startRedis();
+  const key = newKey();
+  const prefix = keyPrefix(key);
+  const { frontier } = await open(redis.url, key);
+  try {
+    await frontier.push([new Request({ url: url(1) })]);
+    await redis.command("SET", `${prefix}:q:7`, "garbage");
+    await redis.command("ZADD", `${prefix}:prios`, 7, "7");
+    await redis.command("HSET", `${prefix}:q:6`, "not", "a list");
+    await redis.command("ZADD", `${prefix}:prios`, 6, "6");
+    await redis.command("ZADD", `${prefix}:prios`, 8, "not-a-number");
+    const leases = await frontier.lease(10);
+    assert.deepEqual(leases.map((lease) => lease.request.url), [url(1)]);
+    assert.equal(frontier.stats().queue_bad, 2);
+    assert.equal(await redis.command("GET", `${prefix}:bad:7`), "garbage");
+    assert.equal(await redis.command("TYPE", `${prefix}:bad:6`), "hash");
+  } finally {
+    await frontier.close();
+    await redis.stop();
+  }
+});
+
+Deno.test("a queued request that uploads files is dropped without an upload directory, counted as dropped.upload", async () => {
+  const redis = await startRedis();
+  const { frontier, log } = await open(redis.url, newKey());
+  try {
+    const upload = [{ set_input_files: { selector: "#file", files: ["/etc/hostname"] } }];
+    await frontier.push([
+      new Request({ url: url("upload"), steps: upload }),
+      new Request({ url: url("click"), steps: [{ click: "#more" }] }),
+    ]);
+    const leases = await frontier.lease(10);
+    assert.deepEqual(leases.map((lease) => lease.request.url), [url("click")]);
+    assert.equal(frontier.stats()["dropped.upload"], 1);
+    assert.equal(frontier.stats().queue_bad, 0);
+    assert.ok(log.lines.some((line) => /needs browser_upload_dir/.test(line)));
+    assert.equal((await frontier.status()).held, 1);
+  } finally {
+    await frontier.close();
+    await redis.stop();
+  }
+});
+
+Deno.test("a queued request may upload only files inside browserUploadDir, symlinks followed", async () => {
+  const redis = await startRedis();
+  const dir = await mkdtemp(join(tmpdir(), "netweir-upload-"));
+  const uploads = join(dir, "uploads");
+  await mkdir(join(uploads, "sub"), { recursive: true });
+  await writeFile(join(uploads, "ok.txt"), "ok");
+  await writeFile(join(uploads, "sub", "deep.txt"), "ok");
+  await writeFile(join(dir, "secret.txt"), "secret");
+  await symlink(join(dir, "secret.txt"), join(uploads, "link.txt"));
+  const { frontier } = await open(redis.url, newKey(), { uploadDir: uploads });
+  try {
+    const request = (files: unknown, i: number) =>
+      new Request({ url: url(`upload-${i}`), steps: [{ set_input_files: { selector: "#f", files } }] });
+    const allowed = [join(uploads, "ok.txt"), "sub/deep.txt", [join(uploads, "ok.txt"), "sub/deep.txt"]];
+    const refused = [
+      join(dir, "secret.txt"),
+      join(uploads, "..", "secret.txt"),
+      "../secret.txt",
+      "link.txt",
+      "missing.txt",
+      [join(uploads, "ok.txt"), "/etc/hostname"],
+      [],
+    ];
+    const all = [...allowed, ...refused].map(request);
+    await frontier.push(all);
+    await frontier.push([
+      new Request({ url: url("action-form"), steps: [{ action: "set_input_files", files: "ok.txt" }] }),
+    ]);
+    const leased = (await frontier.lease(100)).map((lease) => lease.request.url);
+    assert.deepEqual(leased, [...all.slice(0, allowed.length).map((r) => r.url), url("action-form")]);
+    assert.equal(frontier.stats()["dropped.upload"], refused.length);
+  } finally {
+    await frontier.close();
+    await redis.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+Deno.test("a request's own login travels with it in the queue", async () => {
+  const redis = await startRedis();
+  const key = newKey();
+  const { frontier } = await open(redis.url, key);
+  try {
+    await frontier.push([new Request({ url: url("own"), auth: { user: "me", password: "own-secret" } })]);
+    const stored = await redis.command("LRANGE", `${keyPrefix(key)}:q:0`, 0, -1) as string[];
+    assert.equal(stored.length, 1);
+    assert.deepEqual(JSON.parse(stored[0]).auth, { user: "me", password: "own-secret" });
+    const [lease] = await frontier.lease(1);
+    assert.deepEqual(lease.request.auth, { user: "me", password: "own-secret" });
+  } finally {
+    await frontier.close();
+    await redis.stop();
+  }
+});

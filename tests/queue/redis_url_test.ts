@@ -1,0 +1,69 @@
+import assert from "node:assert/strict";
+import { checkQueueKey, parseRedisUrl } from "../../src/queue/redis_url.ts";
+
+Deno.test("redis:// URLs give host, port, database and login", () => {
+  assert.deepEqual(parseRedisUrl("redis://10.0.0.5:6380/2"), {
+    host: "10.0.0.5",
+    port: 6380,
+    db: 2,
+    username: undefined,
+    password: undefined,
+  });
+  assert.deepEqual(parseRedisUrl("redis://:s%40cret@127.0.0.1"), {
+    host: "127.0.0.1",
+    port: 6379,
+    db: 0,
+    username: undefined,
+    password: "s@cret",
+  });
+  assert.equal(parseRedisUrl("redis://crawler:pw@[::1]:7000/0").host, "::1");
+  assert.equal(parseRedisUrl("redis://crawler:pw@[::1]:7000/0").username, "crawler");
+});
+
+Deno.test("redis+unix:// URLs give the socket path, database and password", () => {
+  assert.deepEqual(parseRedisUrl("redis+unix:///run/redis.sock?db=4&pass=secret"), {
+    path: "/run/redis.sock",
+    db: 4,
+    password: "secret",
+  });
+  assert.deepEqual(parseRedisUrl("redis+unix:///run/redis.sock"), {
+    path: "/run/redis.sock",
+    db: 0,
+    password: undefined,
+  });
+});
+
+Deno.test("unix sockets are refused on Windows", () => {
+  assert.throws(
+    () => parseRedisUrl("redis+unix:///run/redis.sock?db=0", { windows: true }),
+    /no unix sockets on Windows/,
+  );
+});
+
+Deno.test("URLs that are not a single plain Redis are refused with a TypeError that hides the password", () => {
+  const cases: Array<[string, RegExp]> = [
+    ["http://127.0.0.1:6379/0", /http:\/\/ is not a Redis URL/],
+    ["rediss://:pw@127.0.0.1:6379/0", /TLS to Redis \(rediss:\/\/\) is not supported yet/],
+    ["redis-sentinel://127.0.0.1:26379", /Sentinel is not supported/],
+    ["redis-cluster://127.0.0.1:7000", /Cluster is not supported/],
+    ["redis://:pw@127.0.0.1:6379/zero", /the database must be a number/],
+    ["not a url", /not a URL/],
+    ["redis+unix://host/run/redis.sock", /has no host/],
+  ];
+  for (const [url, message] of cases) {
+    assert.throws(() => parseRedisUrl(url), (error: Error) => {
+      assert.ok(error instanceof TypeError, url);
+      assert.match(error.message, message);
+      assert.doesNotMatch(error.message, /:pw@/);
+      return true;
+    });
+  }
+});
+
+Deno.test("a queue key must be non-empty, printable and short", () => {
+  assert.equal(checkQueueKey("books-2026-10"), "books-2026-10");
+  assert.throws(() => checkQueueKey(""), TypeError);
+  assert.throws(() => checkQueueKey("two words"), TypeError);
+  assert.throws(() => checkQueueKey("bell\x07"), TypeError);
+  assert.throws(() => checkQueueKey("k".repeat(201)), TypeError);
+});
