@@ -57,6 +57,17 @@ async function requestParams(request: Request): Promise<URLSearchParams> {
   return params;
 }
 
+/** fileResponse's refusals (no file yet, a range past its end) in the shape of every answer: with node_name. */
+async function withNodeName(response: Response, nodeName: string): Promise<Response> {
+  const json = (response.headers.get("content-type") ?? "").startsWith("application/json");
+  if (response.ok || response.status === 304 || !json) return response;
+  const answer = await response.json();
+  return new Response(JSON.stringify({ node_name: nodeName, ...answer }), {
+    status: response.status,
+    headers: response.headers,
+  });
+}
+
 /**
  * Builds the app.
  *
@@ -131,18 +142,21 @@ export function createApp(options: AppOptions): Hono {
       jobs.schedule(job);
     } catch (thrown) {
       if (thrown instanceof JobExistsError) {
-        throw new ScheduleError(`job '${job.id}' already exists (job ids ignore case)`);
+        const existing = jobs.get(job.id)?.id ?? job.id;
+        throw new ScheduleError(`job '${existing}' already exists (job ids ignore case)`);
       }
       throw thrown;
     }
-    log?.info(`scheduled job ${job.id}`, { project: job.project, spider: job.spider });
     return { jobid: job.id };
   });
 
   endpoint("cancel.json", "POST", (params) => {
     const { name } = project(params);
-    const id = requiredParam(params, "job").toLowerCase();
-    const prevstate = jobs.cancel(name, id) ?? null;
+    const id = requiredParam(params, "job");
+    const state = jobs.cancel(name, id);
+    // As scrapyd: the state a cancel took the job out of, null when there was nothing to cancel (no such job in
+    // the project, or one already finished).
+    const prevstate = state === "pending" || state === "running" ? state : null;
     if (prevstate !== null) log?.info(`cancelled job ${id}`, { project: name, prevstate });
     return { prevstate };
   });
@@ -191,16 +205,17 @@ export function createApp(options: AppOptions): Hono {
     return job && sameProject && job.spider === c.req.param("spider") ? job : undefined;
   };
 
-  app.get("/logs/:project/:spider/:file", (c) => {
+  app.get("/logs/:project/:spider/:file", async (c) => {
     const job = jobAt(c, [".log"]);
     if (!job) return error(c, "no such log", 404);
-    return fileResponse(paths.logFile(job), c.req.raw, "text/plain; charset=utf-8");
+    return withNodeName(await fileResponse(paths.logFile(job), c.req.raw, "text/plain; charset=utf-8"), nodeName);
   });
 
-  app.get("/items/:project/:spider/:file", (c) => {
+  app.get("/items/:project/:spider/:file", async (c) => {
     const job = jobAt(c, [".jl", ".jsonl"]);
     if (!job) return error(c, "no such items file", 404);
-    return fileResponse(paths.itemsFile(job), c.req.raw, "application/x-ndjson; charset=utf-8");
+    const items = await fileResponse(paths.itemsFile(job), c.req.raw, "application/x-ndjson; charset=utf-8");
+    return withNodeName(items, nodeName);
   });
 
   app.get("/", async (c) => {

@@ -13,8 +13,8 @@ export interface JobCounts {
   finished: number;
 }
 
-// `seq` orders jobs created in the same millisecond and is never reused; `id` is stored lower case and also
-// compared without case, so a row written by hand in another case cannot slip past the check.
+// `seq` orders jobs created in the same millisecond and is never reused; `id` keeps the spelling it was given
+// (clients look their job up by it) and is compared without case, so Job1 and job1 are one job.
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS jobs (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -90,7 +90,7 @@ export class JobStore {
 
   /** Adds a waiting job. Throws JobExistsError when the id is taken, whatever its case. */
   add(job: NewJob, at: number = Date.now()): JobRecord {
-    const id = job.id.toLowerCase();
+    const id = job.id;
     try {
       this.#db.prepare(
         "INSERT INTO jobs (id, project, spider, file, cwd, priority, settings, args, state, created_at) " +
@@ -115,7 +115,7 @@ export class JobStore {
 
   /** The job with this id (any case), or undefined. */
   get(id: string): JobRecord | undefined {
-    const row = this.#db.prepare(`SELECT ${COLUMNS} FROM jobs WHERE id = ?`).get(id.toLowerCase());
+    const row = this.#db.prepare(`SELECT ${COLUMNS} FROM jobs WHERE id = ?`).get(id);
     return row ? toRecord(row) : undefined;
   }
 
@@ -140,7 +140,7 @@ export class JobStore {
   markRunning(id: string, pid: number | null, at: number = Date.now()): boolean {
     const result = this.#db.prepare(
       "UPDATE jobs SET state = 'running', pid = ?, started_at = ? WHERE id = ? AND state = 'pending'",
-    ).run(pid, at, id.toLowerCase());
+    ).run(pid, at, id);
     return Number(result.changes) === 1;
   }
 
@@ -148,13 +148,13 @@ export class JobStore {
   markFinished(id: string, outcome: JobOutcome, at: number = Date.now()): boolean {
     const result = this.#db.prepare(
       "UPDATE jobs SET state = 'finished', outcome = ?, ended_at = ? WHERE id = ? AND state != 'finished'",
-    ).run(outcome, at, id.toLowerCase());
+    ).run(outcome, at, id);
     return Number(result.changes) === 1;
   }
 
   /** Deletes a waiting job (scrapyd's way of cancelling one). False if it was not waiting. */
   removePending(id: string): boolean {
-    const result = this.#db.prepare("DELETE FROM jobs WHERE id = ? AND state = 'pending'").run(id.toLowerCase());
+    const result = this.#db.prepare("DELETE FROM jobs WHERE id = ? AND state = 'pending'").run(id);
     return Number(result.changes) === 1;
   }
 

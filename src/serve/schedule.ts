@@ -59,7 +59,7 @@ function checkJobId(params: URLSearchParams): string {
   if (!isServeName(given)) {
     throw new ScheduleError(`jobid ${JSON.stringify(given)} is invalid: it must be ${NAME_RULE}`);
   }
-  return given.toLowerCase();
+  return given;
 }
 
 function checkPriority(params: URLSearchParams): number {

@@ -33,9 +33,7 @@ export async function startService(options: ServeOptions, log: Logger): Promise<
     cliCommand: selfCli(),
     log,
   });
-  for (const job of jobs.lost) {
-    log.warning(`job ${job.id} (${job.project}/${job.spider}) was running when the service died: lost`);
-  }
+  // The runner has already logged each job it found running and marked lost (jobs.lost).
   const loopback = isLoopback(options.bind);
   const app = createApp({
     jobs: jobs.runner,

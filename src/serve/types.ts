@@ -11,7 +11,7 @@ export type JobOutcome = "finished" | "failed" | "cancelled" | "lost";
 
 /** What schedule.json hands the job service, already checked. */
 export interface NewJob {
-  /** Lower case (job ids ignore case). */
+  /** As given; job ids are compared without case (Job1 and job1 are one job). */
   id: string;
   project: string;
   spider: string;

@@ -1,8 +1,11 @@
 import assert from "node:assert/strict";
-import { readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { spawn } from "node:child_process";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { delimiter, dirname, join } from "node:path";
+import { runtime } from "../../src/runtime/mod.ts";
 import { startFixtureSite } from "../helpers/fixture_site.ts";
-import { installBuiltPackage } from "../helpers/node_package.ts";
+import { installBuiltPackage, NODE22, type Ran } from "../helpers/node_package.ts";
+import { startRedis } from "../helpers/redis.ts";
 
 const MJS_SPIDER = `import { Request, Spider } from "netweir";
 
@@ -101,5 +104,165 @@ Deno.test("the npm build uses no Deno global and leaves Deno's runtime file out"
     assert.equal(imported.stdout, "function function function\n", imported.stderr);
   } finally {
     await pkg.remove();
+  }
+});
+
+/** Polls `check` every 100 ms until it returns something other than undefined; fails after 60 s (a guard only). */
+async function eventually<T>(what: string, check: () => T | undefined | Promise<T | undefined>): Promise<T> {
+  for (let i = 0; i < 600; i++) {
+    const value = await check();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
+
+Deno.test("npx netweir serve, from the packed npm build on Node 22, runs a scheduled job to the end and stops on Ctrl-C", async () => {
+  const site = await startFixtureSite({ books: 20 });
+  const pkg = await installBuiltPackage();
+  let npx: ReturnType<typeof spawn> | undefined;
+  let guard: ReturnType<typeof setTimeout> | undefined;
+  try {
+    await mkdir(join(pkg.dir, "spiders"));
+    await writeFile(join(pkg.dir, "spiders", "shop.mjs"), MJS_SPIDER);
+    const env = runtime.environment();
+    // Node 22 first on PATH: the package's bin (#!/usr/bin/env node) and the jobs it starts run on it.
+    env.PATH = [dirname(NODE22), env.PATH].filter(Boolean).join(delimiter);
+    delete env.NETWEIR_SERVE_USERNAME;
+    delete env.NETWEIR_SERVE_PASSWORD;
+    // Its own process group, so Ctrl-C can be sent the way a terminal sends it: to npx and everything under it.
+    npx = spawn("npx", ["netweir", "serve", "--project", "shop=spiders", "--port", "0", "--dir", "serve-dir"], {
+      cwd: pkg.dir,
+      env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const group = npx.pid!;
+    let output = "";
+    npx.stdout!.setEncoding("utf8").on("data", (chunk: string) => output += chunk);
+    npx.stderr!.setEncoding("utf8").on("data", (chunk: string) => output += chunk);
+    const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+      npx!.once("close", (code, signal) => resolve({ code, signal }))
+    );
+    guard = setTimeout(() => runtime.killProcessGroup(group, "SIGKILL"), 120_000);
+
+    const port = await eventually("the service to listen", () => {
+      return /serving shop at http:\/\/127\.0\.0\.1:(\d+)\//.exec(output)?.[1];
+    }).catch((error) => {
+      throw new Error(`${error.message}; it said:\n${output}`);
+    });
+    const url = `http://127.0.0.1:${port}/`;
+    const scheduled = await (await fetch(`${url}schedule.json`, {
+      method: "POST",
+      body: new URLSearchParams({ project: "shop", spider: "Shop", site: `${site.url}shop/` }),
+    })).json();
+    assert.equal(scheduled.status, "ok", JSON.stringify(scheduled));
+    const job = await eventually("the job to finish", async () => {
+      const jobs = await (await fetch(`${url}listjobs.json?project=shop`)).json();
+      return jobs.finished.find((one: { id: string }) => one.id === scheduled.jobid);
+    });
+    const log = await (await fetch(new URL(job.log_url, url))).text();
+    assert.equal(job.outcome, "finished", log);
+    const items = (await (await fetch(new URL(job.items_url, url))).text()).trim().split("\n").map((line) =>
+      JSON.parse(line)
+    );
+    assert.equal(items.length, 20);
+    assert.equal(new Set(items.map((item) => item.url)).size, 20);
+    const stats = await (await fetch(`${url}jobstats.json?job=${scheduled.jobid}`)).json();
+    assert.equal(stats.stats.finish_reason, "finished");
+
+    runtime.killProcessGroup(group, "SIGINT");
+    const end = await exited;
+    // npm exec passes Ctrl-C on and then ends by the same signal; the service under it stops cleanly.
+    assert.ok(end.code === 0 || end.signal === "SIGINT", `${JSON.stringify(end)}\n${output}`);
+    assert.match(output, /INFO SIGINT: stopping; running jobs are cancelled\n.*INFO stopped\n/s);
+    assert.equal(
+      await readFile(join(pkg.dir, "serve-dir", "serve.pid"), "utf8").catch(() => null),
+      null,
+      "--dir released",
+    );
+  } finally {
+    clearTimeout(guard);
+    if (npx && npx.exitCode === null && npx.signalCode === null) {
+      runtime.killProcessGroup(npx.pid!, "SIGKILL");
+      await new Promise((resolve) => npx!.once("close", resolve));
+    }
+    await pkg.remove();
+    await site.close();
+  }
+});
+
+/** Runs `npx netweir ARGS` in the installed project, Node 22 first on PATH, with `input` on standard input. */
+function npxNetweir(dir: string, args: string[], input = ""): Promise<Ran> {
+  const env = runtime.environment();
+  env.PATH = [dirname(NODE22), env.PATH].filter(Boolean).join(delimiter);
+  return new Promise((resolve, reject) => {
+    const child = spawn("npx", ["--offline", "netweir", ...args], { cwd: dir, env });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => stdout += chunk);
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => stderr += chunk);
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input);
+  });
+}
+
+Deno.test("npx netweir queue push, status and clear, from the packed npm build on Node 22, work against a real Redis", async () => {
+  const redis = await startRedis();
+  const pkg = await installBuiltPackage();
+  try {
+    const book = (n: number) => `http://127.0.0.1:8000/catalogue/book-${n}.html`;
+    const push = await npxNetweir(pkg.dir, ["queue", "push", redis.url, "Books", book(1), book(2), book(1)]);
+    assert.equal(push.stderr, "");
+    assert.equal(push.stdout, "pushed 2, skipped 1 (already seen)\n");
+    assert.equal(push.code, 0);
+
+    const fromStdin = await npxNetweir(
+      pkg.dir,
+      ["queue", "push", redis.url, "Books", "--priority", "3", "-"],
+      `# more\n${book(2)}\n\n${book(3)}\r\n${book(4)}`,
+    );
+    assert.equal(fromStdin.stderr, "");
+    assert.equal(fromStdin.stdout, "pushed 2, skipped 1 (already seen)\n");
+    assert.deepEqual(await redis.command("LLEN", "netweir:Books:q:3"), 2);
+
+    const status = await npxNetweir(pkg.dir, ["queue", "status", redis.url, "Books"]);
+    assert.equal(status.stdout, "waiting: 4\nheld: 0\nprocesses: 0\nseen: 4\nqueued: 4\n", status.stderr);
+    const json = await pkg.netweir(["queue", "status", redis.url, "Books", "--json"]);
+    assert.deepEqual(JSON.parse(json.stdout), { waiting: 4, held: 0, processes: 0, seen: 4, queued: 4 });
+
+    // The library's Queue, imported from the package, sees and feeds the same crawl.
+    const library = await pkg.node([
+      "--input-type=module",
+      "-e",
+      `import { Queue } from "netweir";
+       const queue = new Queue(${JSON.stringify(redis.url)}, "Books");
+       const pushed = await queue.push([${JSON.stringify(book(4))}, ${JSON.stringify(book(5))}], { dontFilter: true });
+       console.log(JSON.stringify({ pushed, status: await queue.status() }));
+       await queue.close();`,
+    ]);
+    assert.equal(library.stderr, "");
+    assert.deepEqual(JSON.parse(library.stdout), {
+      pushed: { pushed: 2, skipped: 0 },
+      status: { waiting: 6, held: 0, processes: 0, seen: 5, queued: 6 },
+    });
+
+    const keys = (await redis.command("KEYS", "netweir:Books:*")) as string[];
+    const clear = await npxNetweir(pkg.dir, ["queue", "clear", redis.url, "Books"]);
+    assert.equal(clear.stdout, `deleted ${keys.length} keys of Books\n`, clear.stderr);
+    assert.deepEqual(await redis.command("KEYS", "*"), []);
+
+    const bad = await pkg.netweir(["queue", "status", "http://127.0.0.1:6379/0", "Books"]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /^netweir: queue URL http:\/\/127\.0\.0\.1:6379\/0: http:\/\/ is not a Redis URL/);
+    await redis.stop();
+    const gone = await pkg.netweir(["queue", "status", `redis://:secret@127.0.0.1:${redis.port}/0`, "Books"]);
+    assert.equal(gone.code, 1);
+    assert.match(gone.stderr, /^netweir: cannot reach the queue at redis:\/\/:\*\*\*@127\.0\.0\.1:\d+\/0: [^\n]+\n$/);
+    assert.ok(!gone.stderr.includes("secret"), gone.stderr);
+  } finally {
+    await pkg.remove();
+    await redis.stop();
   }
 });

@@ -21,7 +21,6 @@ export class FakeJobs implements JobService {
     if (this.#jobs.has(key)) throw new JobExistsError(`job ${job.id} exists`);
     const record: JobRecord = {
       ...job,
-      id: key,
       state: "pending",
       outcome: null,
       createdAt: this.#clock++,
@@ -54,21 +53,21 @@ export class FakeJobs implements JobService {
 
   /** Test control: the job starts running with this pid. */
   start(id: string, pid = 4242, at = this.#clock++): JobRecord {
-    const job = this.#jobs.get(id)!;
+    const job = this.#jobs.get(id.toLowerCase())!;
     Object.assign(job, { state: "running", startedAt: at, pid });
     return job;
   }
 
   /** Test control: the job ends with this outcome. */
   end(id: string, outcome: JobOutcome, at = this.#clock++): JobRecord {
-    const job = this.#jobs.get(id)!;
+    const job = this.#jobs.get(id.toLowerCase())!;
     Object.assign(job, { state: "finished", outcome, endedAt: at });
     return job;
   }
 
   /** Test control: a job record put in as it is (for names the app itself would never schedule). */
   insert(record: JobRecord): JobRecord {
-    this.#jobs.set(record.id, record);
+    this.#jobs.set(record.id.toLowerCase(), record);
     return record;
   }
 }

@@ -76,7 +76,7 @@ Deno.test("listspiders.json lists a project's spiders and names a file that fail
 Deno.test("parameters are read from the query string and from a form body, urlencoded or multipart", async () => {
   await withApp({}, async ({ app, jobs }) => {
     const answer = await json(app, "/schedule.json?project=news", post([["spider", "feeds"], ["jobid", "Q1"]]));
-    assert.deepEqual(answer, { node_name: "box", status: "ok", jobid: "q1" });
+    assert.deepEqual(answer, { node_name: "box", status: "ok", jobid: "Q1" });
     const multipart = new FormData();
     multipart.set("project", "news");
     multipart.set("spider", "feeds");
@@ -163,7 +163,7 @@ Deno.test("job ids ignore case: Job1 and job1 are the same job", async () => {
       "/schedule.json",
       post([["project", "news"], ["spider", "feeds"], ["jobid", "Job1"]]),
     );
-    assert.equal(first.jobid, "job1");
+    assert.equal(first.jobid, "Job1", "the id keeps the spelling it was given");
     const again = await json(
       app,
       "/schedule.json",
@@ -172,11 +172,11 @@ Deno.test("job ids ignore case: Job1 and job1 are the same job", async () => {
     assert.deepEqual(again, {
       node_name: "box",
       status: "error",
-      message: "job 'job1' already exists (job ids ignore case)",
+      message: "job 'Job1' already exists (job ids ignore case)",
     });
     assert.equal(jobs.list().length, 1);
     const stats = await json(app, "/jobstats.json?job=JoB1");
-    assert.equal(stats.job, "job1");
+    assert.equal(stats.job, "Job1");
     assert.deepEqual(await json(app, "/cancel.json", post([["project", "NEWS"], ["job", "JOB1"]])), {
       node_name: "box",
       status: "ok",

@@ -281,7 +281,7 @@ Deno.test("job ids ignore case when scheduling, looking up and cancelling", asyn
   await withService({}, async ({ runner }, _dir, project) => {
     runner.schedule(fakeJob("Job1", project, [`wait_for=${join(project, "never")}`]));
     assert.throws(() => runner.schedule(fakeJob("JOB1", project)), JobExistsError);
-    assert.equal(runner.get("jOb1")?.id, "job1");
+    assert.equal(runner.get("jOb1")?.id, "Job1");
     assert.equal(runner.cancel("shop", "JOB1"), "running");
     assert.equal((await runner.whenFinished("job1"))?.outcome, "cancelled");
   });

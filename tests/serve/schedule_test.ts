@@ -50,8 +50,8 @@ Deno.test("project names ignore case and the job carries the project's own spell
   assert.equal(job.spider, "plain");
 });
 
-Deno.test("a jobid is kept lower-cased, and one that is not a plain name is refused", async () => {
-  assert.equal((await schedule([...BOOKS, ["jobid", "Nightly-Run_1.A"]])).id, "nightly-run_1.a");
+Deno.test("a jobid keeps its spelling, and one that is not a plain name is refused", async () => {
+  assert.equal((await schedule([...BOOKS, ["jobid", "Nightly-Run_1.A"]])).id, "Nightly-Run_1.A");
   for (const bad of ["../etc", "a/b", "-x", ".hidden", "a b", "x".repeat(129)]) {
     await refused([...BOOKS, ["jobid", bad]], /^jobid .* is invalid: it must be letters, digits, \., _ and -/);
   }
