@@ -16,7 +16,7 @@ import { Request } from "../spider/request.ts";
 import { encodeRequestWithoutSpider } from "./codec.ts";
 import type { FrontierStatus } from "./frontier.ts";
 import { describe, RedisConnection, type ScriptArg } from "./redis_client.ts";
-import { keyPrefix, pushArgs } from "./redis_frontier.ts";
+import { keyPrefix, pushLine } from "./redis_frontier.ts";
 import type { ScriptName } from "./redis_scripts.ts";
 import { checkQueueKey, parseRedisUrl, type RedisTarget } from "./redis_url.ts";
 
@@ -152,11 +152,11 @@ export class Queue {
     // batch of standard input has been typed or piped.
     await this.#connection();
     const result: PushResult = { pushed: 0, skipped: 0 };
-    let batch: ScriptArg[] = [];
+    let batch: string[] = [];
     let count = 0;
     let position = 0;
     const send = async () => {
-      const added = Number(await this.#script("nwPush", batch));
+      const added = Number(await this.#script("nwPush", [batch.join("\n")]));
       result.pushed += added;
       result.skipped += count - added;
       batch = [];
@@ -170,7 +170,7 @@ export class Queue {
       } catch (error) {
         throw new TypeError(`URL ${position}: ${(error as Error).message}`);
       }
-      batch.push(...pushArgs(request, encodeRequestWithoutSpider(request)));
+      batch.push(pushLine(request, encodeRequestWithoutSpider(request)));
       if (++count === PUSH_BATCH) await send();
     }
     if (count > 0) await send();

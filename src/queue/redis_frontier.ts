@@ -14,7 +14,7 @@ import type { Request } from "../spider/request.ts";
 import type { Spider } from "../spider/spider.ts";
 import type { Logger } from "../spider/types.ts";
 import { decodeRequest, encodeRequest } from "./codec.ts";
-import { fingerprintBytes } from "./fingerprint.ts";
+import { fingerprint } from "./fingerprint.ts";
 import type { Frontier, FrontierStats, FrontierStatus, Lease } from "./frontier.ts";
 import { describe, RedisConnection, type ScriptArg } from "./redis_client.ts";
 import type { ScriptName } from "./redis_scripts.ts";
@@ -45,9 +45,12 @@ export function keyPrefix(key: string): string {
   return `netweir:${key}`;
 }
 
-/** The four values a request takes in a push: fingerprint, encoded request, priority, dontFilter. */
-export function pushArgs(request: Request, encoded: string): ScriptArg[] {
-  return [fingerprintBytes(request), encoded, String(request.priority), request.dontFilter ? "1" : "0"];
+/**
+ * One request's line of a push payload: "FINGERPRINT PRIORITY DONT_FILTER ENCODED", the fingerprint as the
+ * 32 hex digits the filter keeps (its first 16 bytes). The encoded JSON never holds a raw newline.
+ */
+export function pushLine(request: Request, encoded: string): string {
+  return `${fingerprint(request).slice(0, 32)} ${request.priority} ${request.dontFilter ? 1 : 0} ${encoded}`;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -186,15 +189,13 @@ export class RedisFrontier implements Frontier {
     }, delay);
   }
 
-  #encodeAll(requests: readonly Request[]): ScriptArg[] {
-    const args: ScriptArg[] = [];
-    for (const request of requests) args.push(...pushArgs(request, encodeRequest(this.#options.spider, request)));
-    return args;
+  #payload(requests: readonly Request[]): string {
+    return requests.map((request) => pushLine(request, encodeRequest(this.#options.spider, request))).join("\n");
   }
 
   async push(requests: readonly Request[]): Promise<number> {
     if (requests.length === 0) return 0;
-    const added = Number(await this.#call("nwPush", this.#encodeAll(requests)));
+    const added = Number(await this.#call("nwPush", [this.#payload(requests)]));
     this.#stats.pushed += added;
     return added;
   }
@@ -251,8 +252,7 @@ export class RedisFrontier implements Frontier {
   }
 
   async finish(lease: Lease, yielded: readonly Request[]): Promise<void> {
-    const args = this.#encodeAll(yielded);
-    const added = Number(await this.#call("nwFinish", [this.#pid, lease.id, ...args]));
+    const added = Number(await this.#call("nwFinish", [this.#pid, lease.id, this.#payload(yielded)]));
     this.#held.delete(lease.id);
     if (added > 0) this.#stats.pushed += added;
   }

@@ -51,12 +51,27 @@ local function add(fp, enc, prio, dont_filter)
   redis.call('HINCRBY', P .. ':meta', 'queued', 1)
   return 1
 end
--- Pushes the requests in ARGV from index i on, four values each: fingerprint, encoded, priority, dont_filter.
+local function unhex(h)
+  return (string.gsub(h, '..', function(cc) return string.char(tonumber(cc, 16)) end))
+end
+-- Pushes the requests of a payload (ARGV[i]): one a line, "FINGERPRINT_HEX PRIORITY DONT_FILTER ENCODED". One
+-- string for a whole batch rather than four arguments a request keeps the client's memory flat while it waits.
 local function add_all(i)
-  local added = 0
-  while i + 3 <= #ARGV do
-    added = added + add(ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3])
-    i = i + 4
+  local payload = ARGV[i] or ''
+  local added, pos, len = 0, 1, string.len(payload)
+  while pos <= len do
+    local nl = string.find(payload, '\\n', pos, true) or (len + 1)
+    local s1 = string.find(payload, ' ', pos, true)
+    local s2 = s1 and string.find(payload, ' ', s1 + 1, true)
+    local s3 = s2 and string.find(payload, ' ', s2 + 1, true)
+    if s3 and s3 < nl then
+      local prio = string.sub(payload, s1 + 1, s2 - 1)
+      if tonumber(prio) ~= nil then
+        added = added + add(unhex(string.sub(payload, pos, s1 - 1)), string.sub(payload, s3 + 1, nl - 1), prio,
+          string.sub(payload, s2 + 1, s3 - 1))
+      end
+    end
+    pos = nl + 1
   end
   if added > 0 then redis.call('HDEL', P .. ':meta', 'idle_since') end
   return added
@@ -73,7 +88,7 @@ local function requeue(entry)
 end
 `;
 
-/** ARGV: P, fingerprint, encoded, priority, dontFilter, ... Returns how many were queued. */
+/** ARGV: P, payload (see add_all). Returns how many were queued. */
 export const PUSH = COMMON + `
 return add_all(2)
 `;
@@ -114,7 +129,7 @@ return out
 `;
 
 /**
- * ARGV: P, pid, id, fingerprint, encoded, priority, dontFilter, ... Releases lease id and queues what its page
+ * ARGV: P, pid, id, payload (see add_all). Releases lease id and queues what its page
  * yielded, in one step. A lease no longer held (taken back after this process was thought dead) queues nothing:
  * whoever fetches the page again queues its links. Returns how many were queued, or -1 for a lease not held.
  */
