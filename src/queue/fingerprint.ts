@@ -25,11 +25,3 @@ export function fingerprint(request: { method: string; url: string; body?: strin
   const body = request.body ? hash("sha1", request.body, "hex") : "";
   return hash("sha1", `${request.method.toUpperCase()}\n${canonicalUrl(request.url)}\n${body}`, "hex");
 }
-
-/** The first 16 bytes of a request's fingerprint, as the Redis duplicate filter stores it. */
-export function fingerprintBytes(request: { method: string; url: string; body?: string }): Uint8Array {
-  const hex = fingerprint(request);
-  const bytes = new Uint8Array(16);
-  for (let i = 0; i < 16; i++) bytes[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
-  return bytes;
-}

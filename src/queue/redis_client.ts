@@ -47,7 +47,10 @@ export class RedisConnection {
       // ioredis logs connection errors itself unless someone listens; the queue reports them its own way.
       showFriendlyErrorStack: false,
     });
-    redis.on("error", () => {});
+    // ioredis reports a refused login as an error event and then only says it is not connected; keep the event
+    // to say why.
+    let lastError: unknown;
+    redis.on("error", (error) => lastError = error);
     for (const [name, lua] of Object.entries(SCRIPTS)) redis.defineCommand(name, { numberOfKeys: 0, lua });
     const connection = new RedisConnection(redis, maskSecrets(url));
     try {
@@ -56,7 +59,8 @@ export class RedisConnection {
     } catch (error) {
       redis.disconnect();
       if (error instanceof QueueError) throw error;
-      throw new QueueError(`cannot reach the queue at ${connection.#label}: ${describe(error)}`, { cause: error });
+      const cause = lastError ?? error;
+      throw new QueueError(`cannot reach the queue at ${connection.#label}: ${describe(cause)}`, { cause });
     }
     return connection;
   }

@@ -67,6 +67,7 @@ export class RedisFrontier implements Frontier {
   readonly #stats = { pushed: 0, leased: 0, leases_reclaimed: 0, queue_bad: 0 };
   /** Queued requests dropped because they would upload files from outside browserUploadDir. */
   #droppedUpload = 0;
+  #droppedUnqueueable = 0;
   /** Lease calls on their way: their ids are held in Redis before this process has heard of them. */
   #leasesInFlight = 0;
   #lastHeartbeat = Date.now();
@@ -189,8 +190,23 @@ export class RedisFrontier implements Frontier {
     }, delay);
   }
 
+  /**
+   * The push payload of some requests. One that cannot travel (a callback that is not a method of the spider, meta
+   * that is not JSON) is left out with an error in the log and counted as dropped.unqueueable: failing the whole
+   * finish would send the page back to the queue, to fail every process that takes it in turn.
+   */
   #payload(requests: readonly Request[]): string {
-    return requests.map((request) => pushLine(request, encodeRequest(this.#options.spider, request))).join("\n");
+    const lines: string[] = [];
+    for (const request of requests) {
+      try {
+        lines.push(pushLine(request, encodeRequest(this.#options.spider, request)));
+      } catch (error) {
+        if (!(error instanceof TypeError)) throw error;
+        this.#droppedUnqueueable++;
+        this.#options.log.error(`cannot queue ${request.url}: ${error.message}`);
+      }
+    }
+    return lines.join("\n");
   }
 
   async push(requests: readonly Request[]): Promise<number> {
@@ -255,6 +271,13 @@ export class RedisFrontier implements Frontier {
     const added = Number(await this.#call("nwFinish", [this.#pid, lease.id, this.#payload(yielded)]));
     this.#held.delete(lease.id);
     if (added > 0) this.#stats.pushed += added;
+    if (added < 0) {
+      // Its lease was gone: taken back while this process was thought dead (whoever fetches the page again queues
+      // its links), or Redis lost its data (restarted without persistence).
+      this.#options.log.warning(
+        `request ${lease.request?.url ?? lease.id} was no longer held; its links were not queued`,
+      );
+    }
   }
 
   async giveBack(leases: readonly Lease[]): Promise<void> {
@@ -274,10 +297,11 @@ export class RedisFrontier implements Frontier {
     return { waiting, held, processes, seen, queued };
   }
 
-  /** pushed, leased, leases_reclaimed and queue_bad; `dropped.upload` too once a request was dropped for that. */
+  /** pushed, leased, leases_reclaimed and queue_bad; `dropped.upload` and `dropped.unqueueable` once any were. */
   stats(): FrontierStats {
     const stats: FrontierStats = { ...this.#stats };
     if (this.#droppedUpload > 0) stats["dropped.upload"] = this.#droppedUpload;
+    if (this.#droppedUnqueueable > 0) stats["dropped.unqueueable"] = this.#droppedUnqueueable;
     return stats;
   }
 

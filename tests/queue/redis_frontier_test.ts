@@ -382,3 +382,41 @@ Deno.test("a request's own login travels with it in the queue", async () => {
     await redis.stop();
   }
 });
+
+Deno.test("a yielded request that cannot travel is dropped with an error, and the page still finishes", async () => {
+  const redis = await startRedis();
+  const { frontier, log } = await open(redis.url, newKey());
+  try {
+    await frontier.push([new Request({ url: url("start") })]);
+    const [start] = await frontier.lease(5);
+    const arrow = () => undefined; // not a method of the spider: cannot be named in the queue
+    await frontier.finish(start, [
+      new Request({ url: url("bad"), callback: arrow }),
+      new Request({ url: url("good") }),
+    ]);
+    const status = await frontier.status();
+    assert.equal(status.held, 0, "the page is finished");
+    assert.equal(status.waiting, 1, "the good link is queued");
+    assert.equal(frontier.stats()["dropped.unqueueable"], 1);
+    assert.ok(log.lines.some((line) => line.startsWith(`error cannot queue ${url("bad")}`)), log.lines.join("\n"));
+  } finally {
+    await frontier.close();
+    await redis.stop();
+  }
+});
+
+Deno.test("finishing a request whose lease is gone (Redis lost its data) is warned about", async () => {
+  const redis = await startRedis();
+  const key = newKey();
+  const { frontier, log } = await open(redis.url, key);
+  try {
+    await frontier.push([new Request({ url: url("start") })]);
+    const [start] = await frontier.lease(5);
+    await redis.command("FLUSHALL");
+    await frontier.finish(start, [new Request({ url: url("next") })]);
+    assert.ok(log.lines.some((line) => /was no longer held/.test(line)), log.lines.join("\n"));
+  } finally {
+    await frontier.close();
+    await redis.stop();
+  }
+});
