@@ -22,14 +22,21 @@ export interface OpenJobServiceOptions {
   /** How to run `netweir`: runtime.selfCommand(path of cli.ts). */
   cliCommand: CliCommand;
   log: Logger;
+  /**
+   * Leaves the runner stopped until `start()`: the service starts jobs only once it listens, so a start that
+   * fails (a port in use) touches no job.
+   */
+  deferStart?: boolean;
 }
 
 /** An open job service: the runner (the HTTP app's JobService), where things are, and how to stop. */
 export interface OpenedJobService {
   runner: JobRunner;
   paths: ServePaths;
-  /** Jobs found running at start-up, now finished with outcome lost. */
+  /** Jobs found running at start-up, now finished with outcome lost (empty with deferStart: start() says). */
   lost: JobRecord[];
+  /** With deferStart: marks jobs left running as lost and starts waiting ones; returns the lost ones. */
+  start(): JobRecord[];
   /**
    * Cancels running jobs (SIGINT, killed after the grace period), waits for them, closes jobs.db and releases the
    * dir. Waiting jobs stay for the next start. A second call kills running jobs at once; both resolve together.
@@ -53,13 +60,14 @@ export async function openJobService(options: OpenJobServiceOptions): Promise<Op
       cliCommand: options.cliCommand,
       log: options.log,
     });
-    const lost = runner.start();
+    const lost = options.deferStart ? [] : runner.start();
     const openStore = store;
     let closing: Promise<void> | undefined;
     return {
       runner,
       paths,
       lost,
+      start: () => runner.start(),
       close() {
         if (closing) {
           void runner.shutdown(); // the second call: kill at once

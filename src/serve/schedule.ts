@@ -32,6 +32,9 @@ const SERVICE_SETTINGS: Readonly<Record<string, string>> = {
   browser_path: "it names a program to run; set it in the spider's own settings",
 };
 
+/** Seconds: how old the stats jobstats.json gives for a running job may be, at most. */
+const MAX_STATS_AGE = 5;
+
 /** Parameters schedule.json reads itself; every other one is a spider argument. */
 const OWN_PARAMS = new Set(["project", "spider", "setting", "jobid", "priority", "_version"]);
 
@@ -156,16 +159,29 @@ export async function checkSchedule(params: URLSearchParams, context: ScheduleCo
     );
   }
   // As `-s` applies them: over the spider's own settings, with its own profiles known.
+  let resolved;
+  const overrides = Settings.fromPairs(settings);
   try {
-    resolveCrawlSettings({
+    resolved = resolveCrawlSettings({
       spider: new Settings(spider.settings),
       profiles: spider.profiles as Record<string, SettingsInit>,
-      overrides: Settings.fromPairs(settings),
+      overrides,
     });
   } catch (error) {
     // A malformed queue URL or key is a TypeError from the queue's own parser: still the request's fault.
     if (error instanceof TypeError || error instanceof RangeError) throw new ScheduleError(error.message);
     throw error;
+  }
+  // jobstats.json promises stats at most MAX_STATS_AGE seconds old: refused when asked for over HTTP, and capped
+  // when the spider's own settings (or a profile) ask for longer.
+  if (resolved.statsInterval > MAX_STATS_AGE) {
+    if (overrides.has("statsInterval")) {
+      throw new ScheduleError(
+        `setting stats_interval can't be above ${MAX_STATS_AGE} here: jobstats.json gives stats at most ` +
+          `${MAX_STATS_AGE} seconds old`,
+      );
+    }
+    settings.push(`stats_interval=${MAX_STATS_AGE}`);
   }
   return {
     id,

@@ -32,6 +32,7 @@ export async function startService(options: ServeOptions, log: Logger): Promise<
     graceMs: options.cancelGrace * 1000,
     cliCommand: selfCli(),
     log,
+    deferStart: true,
   });
   // The runner has already logged each job it found running and marked lost (jobs.lost).
   const loopback = isLoopback(options.bind);
@@ -57,6 +58,7 @@ export async function startService(options: ServeOptions, log: Logger): Promise<
     await jobs.close();
     throw error;
   }
+  jobs.start(); // only now: a start that could not listen must leave waiting jobs waiting
   if (!loopback && options.username === undefined) log.warning(INSECURE_WARNING);
   const host = server.hostname.includes(":") ? `[${server.hostname}]` : server.hostname;
   const url = `http://${host}:${server.port}/`;

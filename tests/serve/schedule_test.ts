@@ -202,3 +202,11 @@ Deno.test("a confined path becomes the absolute path inside the project's data d
     assert.equal(await confinePath("deltafetch", "seen/db", data), join(data, "seen", "db"));
   });
 });
+
+Deno.test("stats_interval above 5 s is refused over HTTP, and a spider's own longer one is capped at 5", async () => {
+  await refused([...BOOKS, ["setting", "stats_interval=60"]], /stats_interval can't be above 5/);
+  const fine = await schedule([...BOOKS, ["setting", "stats_interval=2"]]);
+  assert.deepEqual(fine.settings, ["stats_interval=2"]);
+  const slow = await schedule([["project", "shop"], ["spider", "books"], ["setting", "profile=slowstats"]]);
+  assert.deepEqual(slow.settings, ["profile=slowstats", "stats_interval=5"]);
+});

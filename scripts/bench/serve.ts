@@ -1,0 +1,187 @@
+/**
+ * `netweir serve` request latency with a full job table. Prints figures; asserts nothing (they go in
+ * docs/design/serve.md with the command that made them):
+ *
+ * - a fresh --dir whose jobs.db holds FINISHED finished jobs, written straight through JobStore (add, markRunning,
+ *   markFinished), as a service that has run them would have left it;
+ * - the real service started over it as `netweir serve` in a process of its own (--max-jobs 1, --keep 2000 so that
+ *   none of the finished jobs is forgotten), on a free port of 127.0.0.1;
+ * - REQUESTS sequential requests of each kind, median and p99: listjobs.json with the FINISHED jobs in it,
+ *   listspiders.json (reading the project's spider files, one process per file, and nothing else), schedule.json on
+ *   tests/serve/fixtures/shop (three files: three reading processes per request), schedule.json on a one-file
+ *   project (one process), and listjobs.json again with the new jobs in the table.
+ *
+ * The scheduled jobs really run, one at a time: their spider (`plain`) starts at http://127.0.0.1:1/, which refuses
+ * at once, so each is a `netweir crawl` process that ends as soon as it has started, competing with the requests
+ * being timed only as much as one job in a real service would.
+ *
+ *   deno run -A scripts/bench/serve.ts [REQUESTS=200] [FINISHED=1000]
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { CLI_PATH } from "../../src/cli/self.ts";
+import { runtime } from "../../src/runtime/mod.ts";
+import { acquireDirLock } from "../../src/serve/dir_lock.ts";
+import { JobStore } from "../../src/serve/job_store.ts";
+import type { JobOutcome } from "../../src/serve/types.ts";
+import { REPO_ROOT } from "../../tests/helpers/cli.ts";
+
+const args = runtime.args();
+const requests = Number(args[0] ?? 200);
+const finishedJobs = Number(args[1] ?? 1000);
+if (!Number.isInteger(requests) || requests < 1) throw new RangeError(`REQUESTS must be >= 1, not ${args[0]}`);
+if (!Number.isInteger(finishedJobs) || finishedJobs < 0) throw new RangeError(`FINISHED must be >= 0, not ${args[1]}`);
+
+const SHOP = join(REPO_ROOT, "tests", "serve", "fixtures", "shop");
+const PLAIN = join(SHOP, "plain.ts");
+/** Requests of each kind before timing starts: module loading and first-use costs are not what is measured. */
+const WARM_UP = 5;
+
+/** Fills DIR/jobs.db with finished jobs of project shop, spider plain, ended a second apart, the last one now. */
+async function fillJobTable(dir: string, count: number): Promise<void> {
+  const lock = await acquireDirLock(dir);
+  const store = new JobStore(join(dir, "jobs.db"));
+  try {
+    const outcomes: JobOutcome[] = ["finished", "finished", "finished", "failed", "cancelled"];
+    const start = Date.now() - count * 1000;
+    for (let i = 0; i < count; i++) {
+      const at = start + i * 1000;
+      const id = `old-${String(i).padStart(5, "0")}`;
+      store.add({
+        id,
+        project: "shop",
+        spider: "plain",
+        file: PLAIN,
+        cwd: SHOP,
+        priority: 0,
+        settings: ["max_items=500", "concurrency=8"],
+        args: ["category=fiction"],
+      }, at);
+      store.markRunning(id, 10_000 + i, at + 100);
+      store.markFinished(id, outcomes[i % outcomes.length], at + 900);
+    }
+  } finally {
+    store.close();
+    await lock.release();
+  }
+}
+
+/** `netweir serve` as a process of its own; resolves with its URL once it says it is serving. */
+function startServe(dir: string): Promise<{ child: ChildProcess; url: string }> {
+  const { command, args: lead } = runtime.selfCommand(CLI_PATH);
+  const child = spawn(command, [
+    ...lead,
+    "serve",
+    "--project",
+    `shop=${SHOP}`,
+    "--project",
+    `one=${PLAIN}`,
+    "--port",
+    "0",
+    "--dir",
+    dir,
+    "--max-jobs",
+    "1",
+    "--keep",
+    "2000",
+  ], { cwd: REPO_ROOT, stdio: ["ignore", "ignore", "pipe"] });
+  return new Promise((resolve, reject) => {
+    let seen = "";
+    const onData = (chunk: Buffer) => {
+      seen += chunk.toString("utf8");
+      const match = / at (http:\/\/\S+\/) /.exec(seen);
+      if (match) {
+        child.stderr!.off("data", onData);
+        child.stderr!.resume(); // the service logs every job; keep draining so it never blocks on a full pipe
+        resolve({ child, url: match[1] });
+      }
+    };
+    child.stderr!.on("data", onData);
+    child.once("exit", (code) => reject(new Error(`netweir serve exited with ${code} before serving:\n${seen}`)));
+  });
+}
+
+/** Milliseconds for one whole request: sent, answered, and the body read to its end. */
+async function timed(url: string, init?: RequestInit): Promise<{ ms: number; body: string }> {
+  const start = performance.now();
+  const response = await fetch(url, init);
+  const body = await response.text();
+  const ms = performance.now() - start;
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}: ${body.slice(0, 300)}`);
+  return { ms, body };
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/** Times `count` sequential requests made by `make(i)`; prints median, p99 and max, and returns the last body. */
+async function measure(label: string, count: number, make: (i: number) => [string, RequestInit?]): Promise<string> {
+  for (let i = 0; i < WARM_UP; i++) await timed(...make(-1 - i));
+  const times: number[] = [];
+  let body = "";
+  for (let i = 0; i < count; i++) {
+    const result = await timed(...make(i));
+    times.push(result.ms);
+    body = result.body;
+  }
+  times.sort((a, b) => a - b);
+  const f = (ms: number) => ms.toFixed(1).padStart(7);
+  console.log(
+    `${label.padEnd(44)} median ${f(percentile(times, 50))} ms   p99 ${f(percentile(times, 99))} ms   ` +
+      `max ${f(times[times.length - 1])} ms   (${count} requests, last answer ${
+        body.length.toLocaleString("en-US")
+      } B)`,
+  );
+  if (JSON.parse(body).status !== "ok") throw new Error(`${label}: ${body.slice(0, 300)}`);
+  return body;
+}
+
+function schedule(url: string, project: string, prefix: string) {
+  return (i: number): [string, RequestInit] => [`${url}schedule.json`, {
+    method: "POST",
+    body: new URLSearchParams({ project, spider: "plain", jobid: `${prefix}-${i < 0 ? `w${-i}` : i}` }),
+  }];
+}
+
+/** The 1, 5 and 15 minute load averages (zeros where the system has none, as on Windows). */
+function loadAverage(): string {
+  return loadavg().map((value) => value.toFixed(2)).join(", ");
+}
+
+function jobCounts(body: string): string {
+  const answer = JSON.parse(body);
+  return ["pending", "running", "finished"].map((state) => `${answer[state].length} ${state}`).join(", ");
+}
+
+const dir = await mkdtemp(join(tmpdir(), "netweir-serve-bench-"));
+try {
+  console.log(
+    `netweir serve bench: ${runtime.name} ${runtime.version}, ${availableParallelism()} CPUs (${cpus()[0]?.model}), ` +
+      `${requests} requests of each kind, sequential; load average ${loadAverage()}`,
+  );
+  const fillStart = performance.now();
+  await fillJobTable(dir, finishedJobs);
+  console.log(`jobs.db filled with ${finishedJobs} finished jobs in ${(performance.now() - fillStart).toFixed(0)} ms`);
+
+  const { child, url } = await startServe(dir);
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  try {
+    const before = await measure(`listjobs.json, ${finishedJobs} finished`, requests, () => [`${url}listjobs.json`]);
+    console.log(`  the table then: ${jobCounts(before)}`);
+    await measure("listspiders.json?project=shop (3 files)", requests, () => [`${url}listspiders.json?project=shop`]);
+    await measure("schedule.json, shop (3 files)", requests, schedule(url, "shop", "shop"));
+    await measure("schedule.json, one (1 file)", requests, schedule(url, "one", "one"));
+    const after = await measure("listjobs.json, after scheduling", requests, () => [`${url}listjobs.json`]);
+    console.log(`  the table then: ${jobCounts(after)}`);
+    console.log(`load average at the end: ${loadAverage()} (other work on the machine shows in every figure)`);
+  } finally {
+    // Like Ctrl-C: the running job is cancelled, waiting ones stay in jobs.db.
+    if (child.pid !== undefined) runtime.signalProcess(child.pid, "SIGINT");
+    await exited;
+  }
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}
