@@ -85,7 +85,10 @@ Deno.test("each spider comes with its own settings and profiles, to check a job'
   const registry = createProjectRegistry(["shop"], FIXTURES);
   const books = (await registry.spiders("shop")).spiders.find((spider) => spider.name === "books")!;
   assert.deepEqual(books.settings, { proxies: ["http://127.0.0.1:9"], concurrency: 4 });
-  assert.deepEqual(books.profiles, { gentle: { concurrency: 1, minDelay: 2, maxDelay: 5 } });
+  assert.deepEqual(books.profiles, {
+    gentle: { concurrency: 1, minDelay: 2, maxDelay: 5 },
+    slowstats: { statsInterval: 60 },
+  });
 });
 
 Deno.test("a one-file project's spiders are that file's", async () => {
