@@ -53,6 +53,16 @@ export function pushLine(request: Request, encoded: string): string {
   return `${fingerprint(request).slice(0, 32)} ${request.priority} ${request.dontFilter ? 1 : 0} ${encoded}`;
 }
 
+/** Pages finished in one FINISH call, at most. */
+const MAX_FINISH_BATCH = 64;
+
+interface PendingFinish {
+  lease: Lease;
+  payload: string;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class RedisFrontier implements Frontier {
@@ -68,6 +78,9 @@ export class RedisFrontier implements Frontier {
   /** Queued requests dropped because they would upload files from outside browserUploadDir. */
   #droppedUpload = 0;
   #droppedUnqueueable = 0;
+  /** Pages waiting to be finished while a FINISH call is on its way. */
+  readonly #finishing: PendingFinish[] = [];
+  #finishInFlight = false;
   /** Lease calls on their way: their ids are held in Redis before this process has heard of them. */
   #leasesInFlight = 0;
   #lastHeartbeat = Date.now();
@@ -267,16 +280,49 @@ export class RedisFrontier implements Frontier {
     this.#options.log.warning(`dropped from the queue: ${what}`);
   }
 
-  async finish(lease: Lease, yielded: readonly Request[]): Promise<void> {
-    const added = Number(await this.#call("nwFinish", [this.#pid, lease.id, this.#payload(yielded)]));
-    this.#held.delete(lease.id);
-    if (added > 0) this.#stats.pushed += added;
-    if (added < 0) {
-      // Its lease was gone: taken back while this process was thought dead (whoever fetches the page again queues
-      // its links), or Redis lost its data (restarted without persistence).
-      this.#options.log.warning(
-        `request ${lease.request?.url ?? lease.id} was no longer held; its links were not queued`,
-      );
+  /**
+   * Finishes a page: its lease released and its links queued in one step. Pages that finish while an earlier
+   * FINISH is on its way wait for it and go together in the next call, so a busy process makes fewer round trips
+   * and a quiet one waits for nothing.
+   */
+  finish(lease: Lease, yielded: readonly Request[]): Promise<void> {
+    const payload = this.#payload(yielded);
+    return new Promise<void>((resolve, reject) => {
+      this.#finishing.push({ lease, payload, resolve, reject });
+      void this.#sendFinishes();
+    });
+  }
+
+  async #sendFinishes(): Promise<void> {
+    if (this.#finishInFlight) return;
+    this.#finishInFlight = true;
+    try {
+      while (this.#finishing.length > 0) {
+        const batch = this.#finishing.splice(0, MAX_FINISH_BATCH);
+        let results: unknown[];
+        try {
+          const args = batch.flatMap((one) => [one.lease.id, one.payload]);
+          results = await this.#call("nwFinish", [this.#pid, ...args]) as unknown[];
+        } catch (error) {
+          for (const one of batch) one.reject(error);
+          continue;
+        }
+        batch.forEach((one, i) => {
+          const added = Number(results[i]);
+          this.#held.delete(one.lease.id);
+          if (added > 0) this.#stats.pushed += added;
+          if (added < 0) {
+            // Its lease was gone: taken back while this process was thought dead (whoever fetches the page again
+            // queues its links), or Redis lost its data (restarted without persistence).
+            this.#options.log.warning(
+              `request ${one.lease.request?.url ?? one.lease.id} was no longer held; its links were not queued`,
+            );
+          }
+          one.resolve();
+        });
+      }
+    } finally {
+      this.#finishInFlight = false;
     }
   }
 

@@ -36,29 +36,18 @@ local function is_seen(fp, level)
   end
   return false
 end
--- Queues one request unless the filter has seen it (dont_filter '1' skips the filter). Returns 1 when queued.
-local function add(fp, enc, prio, dont_filter)
-  local count = tonumber(redis.call('HGET', P .. ':meta', 'seen') or '0')
-  local level = level_for(count)
-  if is_seen(fp, level) then
-    if dont_filter ~= '1' then return 0 end
-  else
-    redis.call('HSET', seen_key(level, fp), string.sub(fp, level + 2), '')
-    redis.call('HINCRBY', P .. ':meta', 'seen', 1)
-  end
-  redis.call('RPUSH', P .. ':q:' .. prio, enc)
-  redis.call('ZADD', P .. ':prios', tonumber(prio), prio)
-  redis.call('HINCRBY', P .. ':meta', 'queued', 1)
-  return 1
-end
 local function unhex(h)
   return (string.gsub(h, '..', function(cc) return string.char(tonumber(cc, 16)) end))
 end
 -- Pushes the requests of a payload (ARGV[i]): one a line, "FINGERPRINT_HEX PRIORITY DONT_FILTER ENCODED". One
 -- string for a whole batch rather than four arguments a request keeps the client's memory flat while it waits.
+-- A request the filter has seen is left out unless DONT_FILTER is '1'. Per request it costs the filter lookups, one
+-- HSET and one RPUSH; the counters and the priority set are written once for the batch.
 local function add_all(i)
   local payload = ARGV[i] or ''
-  local added, pos, len = 0, 1, string.len(payload)
+  local seen = tonumber(redis.call('HGET', P .. ':meta', 'seen') or '0')
+  local added, fresh, pos, len = 0, 0, 1, string.len(payload)
+  local prios = {}
   while pos <= len do
     local nl = string.find(payload, '\\n', pos, true) or (len + 1)
     local s1 = string.find(payload, ' ', pos, true)
@@ -67,13 +56,30 @@ local function add_all(i)
     if s3 and s3 < nl then
       local prio = string.sub(payload, s1 + 1, s2 - 1)
       if tonumber(prio) ~= nil then
-        added = added + add(unhex(string.sub(payload, pos, s1 - 1)), string.sub(payload, s3 + 1, nl - 1), prio,
-          string.sub(payload, s2 + 1, s3 - 1))
+        local fp = unhex(string.sub(payload, pos, s1 - 1))
+        local level = level_for(seen + fresh)
+        local queue = true
+        if is_seen(fp, level) then
+          queue = string.sub(payload, s2 + 1, s3 - 1) == '1'
+        else
+          redis.call('HSET', seen_key(level, fp), string.sub(fp, level + 2), '')
+          fresh = fresh + 1
+        end
+        if queue then
+          redis.call('RPUSH', P .. ':q:' .. prio, string.sub(payload, s3 + 1, nl - 1))
+          prios[prio] = true
+          added = added + 1
+        end
       end
     end
     pos = nl + 1
   end
-  if added > 0 then redis.call('HDEL', P .. ':meta', 'idle_since') end
+  if fresh > 0 then redis.call('HINCRBY', P .. ':meta', 'seen', fresh) end
+  if added > 0 then
+    redis.call('HINCRBY', P .. ':meta', 'queued', added)
+    for prio in pairs(prios) do redis.call('ZADD', P .. ':prios', tonumber(prio), prio) end
+    redis.call('HDEL', P .. ':meta', 'idle_since')
+  end
   return added
 end
 -- Puts a held entry ("PRIO\\n" .. encoded) back at the front of its queue, bypassing the filter.
@@ -129,13 +135,21 @@ return out
 `;
 
 /**
- * ARGV: P, pid, id, payload (see add_all). Releases lease id and queues what its page
- * yielded, in one step. A lease no longer held (taken back after this process was thought dead) queues nothing:
- * whoever fetches the page again queues its links. Returns how many were queued, or -1 for a lease not held.
+ * ARGV: P, pid, then pairs of lease id and payload (see add_all). For each page, in one step: releases its lease and
+ * queues what it yielded. Several pages go in one call when they finish while an earlier call is on its way. A
+ * lease no longer held (taken back after this process was thought dead) queues nothing: whoever fetches the page
+ * again queues its links. Returns, per page, how many were queued, or -1 for a lease not held.
  */
 export const FINISH = COMMON + `
-if redis.call('HDEL', P .. ':held:' .. ARGV[2], ARGV[3]) == 0 then return -1 end
-return add_all(4)
+local out = {}
+for i = 3, #ARGV - 1, 2 do
+  if redis.call('HDEL', P .. ':held:' .. ARGV[2], ARGV[i]) == 0 then
+    out[#out + 1] = -1
+  else
+    out[#out + 1] = add_all(i + 1)
+  end
+end
+return out
 `;
 
 /** ARGV: P, pid, id, ... Puts held requests back at the front of the queue. Returns how many. */
