@@ -105,6 +105,18 @@ function encode(spider: Spider | undefined, request: Request): string {
   return JSON.stringify(out);
 }
 
+/**
+ * The encoding of a start request (a URL, with a priority and dontFilter at most), exactly as `encodeRequest` writes
+ * it, without building a Request: `netweir queue push` encodes millions of them. `href` must be an http(s) URL's
+ * `href` (already parsed).
+ */
+export function encodeStartUrl(href: string, priority: number, dontFilter: boolean): string {
+  let json = `{"v":${CODEC_VERSION},"url":${JSON.stringify(href)}`;
+  if (priority !== 0) json += `,"priority":${JSON.stringify(priority)}`;
+  if (dontFilter) json += `,"dontFilter":true`;
+  return json + "}";
+}
+
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const FIELDS = new Set([
   "v",

@@ -13,10 +13,11 @@ import { platform } from "node:os";
 import { QueueError } from "../errors.ts";
 import { maskSecrets } from "../log.ts";
 import { Request } from "../spider/request.ts";
-import { encodeRequestWithoutSpider } from "./codec.ts";
+import { encodeStartUrl } from "./codec.ts";
+import { fingerprint } from "./fingerprint.ts";
 import type { FrontierStatus } from "./frontier.ts";
 import { describe, RedisConnection, type ScriptArg } from "./redis_client.ts";
-import { keyPrefix, pushLine } from "./redis_frontier.ts";
+import { keyPrefix } from "./redis_frontier.ts";
 import type { ScriptName } from "./redis_scripts.ts";
 import { checkQueueKey, parseRedisUrl, type RedisTarget } from "./redis_url.ts";
 
@@ -152,25 +153,32 @@ export class Queue {
     // batch of standard input has been typed or piped.
     await this.#connection();
     const result: PushResult = { pushed: 0, skipped: 0 };
-    let batch: string[] = [];
+    // The batch is built as bytes, outside the JavaScript heap: a thousand strings kept until the batch is sent
+    // would survive collections and make the engine grow its young generation, which is most of the memory a long
+    // push would otherwise take.
+    const batch = new PayloadBuffer();
     let count = 0;
     let position = 0;
     const send = async () => {
-      const added = Number(await this.#script("nwPush", [batch.join("\n")]));
+      const added = Number(await this.#script("nwPush", [batch.bytes()]));
       result.pushed += added;
       result.skipped += count - added;
-      batch = [];
+      batch.clear();
       count = 0;
     };
+    const priority = options.priority ?? 0;
+    const dontFilter = options.dontFilter ?? false;
     for await (const url of urls) {
       position++;
-      let request: Request;
+      let href: string;
       try {
-        request = startRequest(url, options);
+        href = checkHttpUrl(url).href;
       } catch (error) {
         throw new TypeError(`URL ${position}: ${(error as Error).message}`);
       }
-      batch.push(pushLine(request, encodeRequestWithoutSpider(request)));
+      // The same line pushLine() writes for the same start request, without a Request object for every URL.
+      const fingerprintHex = fingerprint({ method: "GET", url: href }).slice(0, 32);
+      batch.add(`${fingerprintHex} ${priority} ${dontFilter ? 1 : 0} ${encodeStartUrl(href, priority, dontFilter)}`);
       if (++count === PUSH_BATCH) await send();
     }
     if (count > 0) await send();
@@ -220,5 +228,32 @@ export class Queue {
   /** Closes the queue at the end of an `await using` block. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
+  }
+}
+
+/** Lines of a push payload as UTF-8 bytes, newline-separated, in one growing buffer reused from batch to batch. */
+class PayloadBuffer {
+  #buffer = new Uint8Array(256 * 1024);
+  #used = 0;
+  readonly #encoder = new TextEncoder();
+
+  add(line: string): void {
+    // Three bytes per UTF-16 unit is the most UTF-8 can take, plus the newline.
+    const needed = this.#used + line.length * 3 + 1;
+    if (needed > this.#buffer.length) {
+      const grown = new Uint8Array(Math.max(needed, this.#buffer.length * 2));
+      grown.set(this.#buffer.subarray(0, this.#used));
+      this.#buffer = grown;
+    }
+    if (this.#used > 0) this.#buffer[this.#used++] = 10; // "\n"
+    this.#used += this.#encoder.encodeInto(line, this.#buffer.subarray(this.#used)).written;
+  }
+
+  bytes(): Uint8Array {
+    return this.#buffer.subarray(0, this.#used);
+  }
+
+  clear(): void {
+    this.#used = 0;
   }
 }
