@@ -43,7 +43,7 @@ export class Admission {
 
   /** Checks a request a page yielded, before it is queued. */
   checkYielded(request: Request): Refusal | undefined {
-    const host = new URL(request.url).hostname;
+    const host = request.host;
     if (!hostAllowed(host, this.#allowedDomains)) return { reason: "offsite", detail: host };
     const { maxDepth, trapDetection } = this.#settings;
     if (maxDepth !== null && request.depth > maxDepth) return { reason: "depth", detail: String(request.depth) };
@@ -64,7 +64,7 @@ export class Admission {
     }
     const limit = this.#settings.maxPagesPerDomain;
     if (limit !== null) {
-      const host = new URL(request.url).hostname;
+      const host = request.host;
       const taken = (this.#takenPerHost.get(host) ?? 0) + 1;
       if (taken > limit) return { reason: "max_pages_per_domain", detail: host };
       this.#takenPerHost.set(host, taken);

@@ -1,4 +1,5 @@
 /** The Deno side of the runtime boundary. */
+import { processSignals } from "./signals.ts";
 import type {
   HttpClient,
   HttpClientOptions,
@@ -48,11 +49,6 @@ async function listen(
   };
 }
 
-/** A process id that is safe to signal: 0 and negative ids would reach this process's own group or every process. */
-function checkPid(pid: number): void {
-  if (!Number.isInteger(pid) || pid <= 0) throw new RangeError(`not a process id: ${pid}`);
-}
-
 /** Deno.kill, with "no such process" as false (a negative id signals a process group). */
 function kill(pid: number, signal: ProcessSignal): boolean {
   try {
@@ -64,18 +60,13 @@ function kill(pid: number, signal: ProcessSignal): boolean {
   }
 }
 
-function signalProcess(pid: number, signal: ProcessSignal): boolean {
-  checkPid(pid);
-  return kill(pid, signal);
-}
-
-function killProcessGroup(pgid: number, signal: ProcessSignal): boolean {
-  checkPid(pgid);
-  if (Deno.build.os !== "windows") return kill(-pgid, signal);
-  if (signal !== "SIGKILL") return kill(pgid, signal);
-  return new Deno.Command("taskkill", { args: ["/pid", String(pgid), "/T", "/F"], stdout: "null", stderr: "null" })
-    .outputSync().success;
-}
+const { signalProcess, killProcessGroup } = processSignals({
+  kill,
+  windows: Deno.build.os === "windows",
+  killTree: (pid) =>
+    new Deno.Command("taskkill", { args: ["/pid", String(pid), "/T", "/F"], stdout: "null", stderr: "null" })
+      .outputSync().success,
+});
 
 export const denoRuntime: Runtime = {
   name: "deno",

@@ -6,6 +6,7 @@ import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { spawnSync } from "node:child_process";
+import { processSignals } from "./signals.ts";
 import type {
   HttpClient,
   HttpClientOptions,
@@ -106,11 +107,6 @@ function listen(
   });
 }
 
-/** A process id that is safe to signal: 0 and negative ids would reach this process's own group or every process. */
-function checkPid(pid: number): void {
-  if (!Number.isInteger(pid) || pid <= 0) throw new RangeError(`not a process id: ${pid}`);
-}
-
 /** process.kill, with "no such process" as false (a negative id signals a process group). */
 function kill(pid: number, signal: ProcessSignal): boolean {
   try {
@@ -122,17 +118,11 @@ function kill(pid: number, signal: ProcessSignal): boolean {
   }
 }
 
-function signalProcess(pid: number, signal: ProcessSignal): boolean {
-  checkPid(pid);
-  return kill(pid, signal);
-}
-
-function killProcessGroup(pgid: number, signal: ProcessSignal): boolean {
-  checkPid(pgid);
-  if (process.platform !== "win32") return kill(-pgid, signal);
-  if (signal !== "SIGKILL") return kill(pgid, signal);
-  return spawnSync("taskkill", ["/pid", String(pgid), "/T", "/F"], { stdio: "ignore" }).status === 0;
-}
+const { signalProcess, killProcessGroup } = processSignals({
+  kill,
+  windows: process.platform === "win32",
+  killTree: (pid) => spawnSync("taskkill", ["/pid", String(pid), "/T", "/F"], { stdio: "ignore" }).status === 0,
+});
 
 export const nodeRuntime: Runtime = {
   name: "node",

@@ -64,6 +64,11 @@ export class Request {
   readonly render: boolean;
   readonly depth: number;
   readonly rule: number | undefined;
+  /**
+   * The URL's host name, lower case: the key of its per-domain slot. Kept from the parse the constructor does
+   * anyway, since the engine asks for it several times for every request.
+   */
+  readonly host: string;
 
   constructor(init: RequestInit | string) {
     const options: RequestInit = typeof init === "string" ? { url: init } : init;
@@ -74,6 +79,7 @@ export class Request {
       throw new TypeError(`Request URL is not an absolute URL: ${JSON.stringify(options.url)}`);
     }
     this.url = parsed.href;
+    this.host = parsed.hostname;
     this.method = (options.method ?? "GET").toUpperCase();
     this.headers = { ...options.headers };
     this.body = options.body;
@@ -119,10 +125,5 @@ export class Request {
       depth: this.depth,
       rule: this.rule,
     };
-  }
-
-  /** The URL's host name, lower case: the key of its per-domain slot. */
-  get host(): string {
-    return new URL(this.url).hostname;
   }
 }

@@ -1,9 +1,9 @@
 /** `netweir startproject NAME`: a new project that `list` (and so `serve`) can read at once. */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { runtime } from "../../src/runtime/mod.ts";
+import { runCommand } from "../helpers/command.ts";
 import { CLI_PATH, runCli, withTempDir } from "./_run.ts";
 
 const MOD_URL = new URL("../../mod.ts", import.meta.url).href;
@@ -80,17 +80,8 @@ Deno.test("startproject refuses a name taken by a file, exit 1", async () => {
 });
 
 /** Runs the deno binary running these tests with `args` in `cwd`. */
-function runDeno(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const deno = runtime.selfCommand(CLI_PATH).command;
-  return new Promise((resolve, reject) => {
-    const child = spawn(deno, args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => stdout += chunk);
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => stderr += chunk);
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+function runDeno(args: string[], cwd: string) {
+  return runCommand(runtime.selfCommand(CLI_PATH).command, args, { cwd });
 }
 
 Deno.test({

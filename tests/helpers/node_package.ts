@@ -3,38 +3,16 @@
  * `npm install --offline` (scripts/test_setup.ts filled npm's cache), and run with Node 22 from .cache/node22.
  * Builds are taken one at a time (a lock in .cache), since every build rewrites npm/dist.
  */
-import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildNpm } from "../../scripts/build_npm.ts";
 import { CACHE, NODE22 } from "../../scripts/test_setup.ts";
+import { type Ran, runCommand } from "./command.ts";
 
 export { NODE22 };
 
-export interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs a command to its end and collects its output. */
-export function runCommand(
-  command: string,
-  args: string[],
-  options: { cwd?: string } = {},
-): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    // The child inherits this process's environment (PATH, HOME for npm's cache).
-    const child = spawn(command, args, { cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => stdout += chunk);
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => stderr += chunk);
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+export { type Ran, runCommand };
 
 /** An empty project with the packed build installed; `netweir(args)` runs its bin with Node 22. */
 export interface InstalledPackage {

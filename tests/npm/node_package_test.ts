@@ -4,7 +4,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { delimiter, dirname, join } from "node:path";
 import { runtime } from "../../src/runtime/mod.ts";
 import { startFixtureSite } from "../helpers/fixture_site.ts";
-import { installBuiltPackage, NODE22, type Ran } from "../helpers/node_package.ts";
+import { installBuiltPackage, NODE22, type Ran, runCommand } from "../helpers/node_package.ts";
 import { startRedis } from "../helpers/redis.ts";
 
 const MJS_SPIDER = `import { Request, Spider } from "netweir";
@@ -196,16 +196,7 @@ Deno.test("npx netweir serve, from the packed npm build on Node 22, runs a sched
 function npxNetweir(dir: string, args: string[], input = ""): Promise<Ran> {
   const env = runtime.environment();
   env.PATH = [dirname(NODE22), env.PATH].filter(Boolean).join(delimiter);
-  return new Promise((resolve, reject) => {
-    const child = spawn("npx", ["--offline", "netweir", ...args], { cwd: dir, env });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => stdout += chunk);
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => stderr += chunk);
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
+  return runCommand("npx", ["--offline", "netweir", ...args], { cwd: dir, env, input });
 }
 
 Deno.test("npx netweir queue push, status and clear, from the packed npm build on Node 22, work against a real Redis", async () => {

@@ -12,7 +12,7 @@
  * }
  * ```
  */
-import { spawn } from "node:child_process";
+import { runCommand } from "../helpers/command.ts";
 import { fileURLToPath } from "node:url";
 import { type RunningProcess, type RunOptions, type RunResult, startCli } from "../helpers/cli.ts";
 
@@ -171,17 +171,7 @@ export interface CurlResult {
 
 /** Runs `curl ARGS...` (the real one) and waits for it. */
 export function curl(args: string[]): Promise<CurlResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("curl", ["--silent", "--show-error", "--max-time", "30", ...args], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => stdout += chunk);
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => stderr += chunk);
-    child.once("error", reject);
-    child.once("close", (code) => resolve({ code, stdout, stderr }));
-  });
+  return runCommand("curl", ["--silent", "--show-error", "--max-time", "30", ...args]);
 }
 
 /** curl's answer split from the status code `-w '\n%{http_code}'` appends. */

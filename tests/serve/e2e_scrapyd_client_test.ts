@@ -1,6 +1,6 @@
 /** Python's scrapyd clients keep working: scrapyd_client.py (python-scrapyd-api's calls, over urllib) against the service. */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { runCommand } from "../helpers/command.ts";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startFixtureSite } from "../helpers/fixture_site.ts";
@@ -9,16 +9,8 @@ import { type ServeProcess, startServe, stopQuietly } from "./_e2e_service.ts";
 
 const CLIENT = fileURLToPath(new URL("./scrapyd_client.py", import.meta.url));
 
-function python(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("python3", [CLIENT, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => stdout += chunk);
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => stderr += chunk);
-    child.once("error", reject);
-    child.once("close", (code) => resolve({ code, stdout, stderr }));
-  });
+function python(args: string[]) {
+  return runCommand("python3", [CLIENT, ...args]);
 }
 
 /** The client's output, one `NAME JSON` line per call, as a map. */
