@@ -5,7 +5,7 @@
  */
 import { FetchError } from "../errors.ts";
 import type { FetchedResponse } from "../fetch/response.ts";
-import { retryDelay, retryReason } from "../fetch/retry.ts";
+import { parseRetryAfter, retryDelay, retryReason } from "../fetch/retry.ts";
 import type { Lease } from "../queue/frontier.ts";
 import { runCallback, runErrback } from "../spider/callbacks.ts";
 import { Page } from "../spider/page.ts";
@@ -50,11 +50,6 @@ function statusHandled(ctx: CrawlContext, request: Request, status: number): boo
   if (meta.handle_httpstatus_all === true) return true;
   const list = meta.handle_httpstatus_list ?? (ctx.spider as { handleHttpStatusList?: unknown }).handleHttpStatusList;
   return Array.isArray(list) && list.includes(status);
-}
-
-function maxRetries(ctx: CrawlContext, request: Request): number {
-  const own = request.meta.max_retry_times;
-  return typeof own === "number" && Number.isInteger(own) && own >= 0 ? own : ctx.settings.retries;
 }
 
 /** Middlewares and robots.txt, once per request: returns false when the request was dropped (and finished). */
@@ -126,8 +121,8 @@ export async function processPending(ctx: CrawlContext, pending: Pending): Promi
   } finally {
     closeSlot(0, 0);
   }
-  const reason = retryReason(ctx.settings, pending.request, outcome);
-  if (reason && pending.attempt < maxRetries(ctx, pending.request)) {
+  const reason = retryReason(ctx.settings, pending.request, outcome, pending.attempt);
+  if (reason) {
     ctx.stats.inc("retries");
     ctx.log.debug(`retrying ${pending.request.url} (${reason}), attempt ${pending.attempt + 1}`);
     return {
@@ -139,14 +134,10 @@ export async function processPending(ctx: CrawlContext, pending: Pending): Promi
   return await handleResponse(ctx, pending, outcome);
 }
 
+/** A 429's or 503's Retry-After in seconds, for the host's slot. */
 function retryAfterSeconds(response: FetchedResponse): number | undefined {
   if (response.status !== 429 && response.status !== 503) return undefined;
-  const value = response.headers.get("retry-after");
-  if (!value) return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return seconds;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, (date - Date.now()) / 1000);
+  return parseRetryAfter(response.headers.get("retry-after"));
 }
 
 async function handleFailure(ctx: CrawlContext, pending: Pending, error: Error): Promise<Outcome> {

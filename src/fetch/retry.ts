@@ -28,16 +28,18 @@ export function retryTimes(request: Request): number {
  * Why `outcome` should be retried (`network`, `timeout`, `status_503`, ...), or undefined when it should not: it
  * succeeded, it would fail the same way again, meta `dont_retry` is set, or the request has used up its retries
  * (meta `max_retry_times`, else the `retries` setting). A status in meta `handle_httpstatus_list` is still retried:
- * that list says who handles the status once retries are over, not that it is final.
+ * that list says who handles the status once retries are over, not that it is final. `attempts` is how many retries
+ * were made already (the engine counts them itself; by default meta `retry_times`).
  */
 export function retryReason(
   settings: RetrySettings,
   request: Request,
   outcome: FetchedResponse | FetchError,
+  attempts: number = retryTimes(request),
 ): string | undefined {
   if (request.meta.dont_retry === true) return undefined;
   const maxTimes = typeof request.meta.max_retry_times === "number" ? request.meta.max_retry_times : settings.retries;
-  if (retryTimes(request) >= maxTimes) return undefined;
+  if (attempts >= maxTimes) return undefined;
   if (outcome instanceof FetchError) return RETRIED_FAILURES.has(outcome.reason) ? outcome.reason : undefined;
   return settings.retryHttpCodes.includes(outcome.status) ? `status_${outcome.status}` : undefined;
 }

@@ -63,15 +63,6 @@ export function encodeRequest(spider: Spider, request: Request): string {
   return encode(spider, request);
 }
 
-/**
- * A request with no callback or errback (the spider's `parse` or rules take it), encoded exactly as
- * {@link encodeRequest} encodes it but without a spider: what `netweir queue push` sends from outside the crawl.
- * Throws TypeError for a request that names a callback.
- */
-export function encodeRequestWithoutSpider(request: Request): string {
-  return encode(undefined, request);
-}
-
 function encode(spider: Spider | undefined, request: Request): string {
   if (!/^https?:/.test(request.url)) throw new TypeError(`only http(s) requests can be queued: ${request.url}`);
   const out: Record<string, unknown> = { v: CODEC_VERSION, url: request.url };

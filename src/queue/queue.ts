@@ -12,7 +12,6 @@
 import { platform } from "node:os";
 import { QueueError } from "../errors.ts";
 import { maskSecrets } from "../log.ts";
-import { Request } from "../spider/request.ts";
 import { encodeStartUrl } from "./codec.ts";
 import { fingerprint } from "./fingerprint.ts";
 import type { FrontierStatus } from "./frontier.ts";
@@ -48,23 +47,6 @@ export interface PushOptions {
 export interface PushResult {
   pushed: number;
   skipped: number;
-}
-
-/**
- * A URL as the start request a pushed URL becomes: nothing but the URL (depth 0, no callback, so the spider's
- * `parse` or its rules take it), with the push's priority and dontFilter. Throws TypeError for anything but an
- * absolute http(s) URL.
- */
-export function startRequest(url: string, options: PushOptions = {}): Request {
-  let request: Request | undefined;
-  try {
-    request = new Request({ url, priority: options.priority, dontFilter: options.dontFilter });
-  } catch (error) {
-    if (!(error instanceof TypeError)) throw error;
-  }
-  // Request has parsed it (once: this runs for every URL of a push); only the scheme is left to check.
-  if (request === undefined || !/^https?:/.test(request.url)) throw notHttp(url);
-  return request;
 }
 
 function notHttp(url: unknown): TypeError {
