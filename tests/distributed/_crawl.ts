@@ -2,6 +2,7 @@
  * Shared parts of the distributed tests: starting `netweir crawl` processes on one Redis queue (each with its own
  * items file and stats file), reading what they wrote, what the fixture shop was asked for, and what Redis holds.
  */
+import { shopSpiderMjs } from "../helpers/npm_spiders.ts";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,25 +15,7 @@ import type { RedisServer, RespValue } from "../helpers/redis.ts";
 export const SPIDERS: string = fileURLToPath(new URL("./fixtures/spiders.ts", import.meta.url));
 
 /** The Shop spider for the Node build, as a user of the npm package writes it: the same name and callbacks. */
-export const SHOP_MJS = `import { Request, Spider } from "netweir";
-
-export class Shop extends Spider {
-  site = "http://127.0.0.1:1/";
-  async *start() {
-    yield new Request({ url: new URL("shop/", this.site).href });
-  }
-  *parse(page) {
-    for (const href of page.css("article.product_pod h3 a").attrs("href")) {
-      yield page.follow(href, { callback: this.parseBook });
-    }
-    const next = page.css("li.next a").attr("href");
-    if (next) yield page.follow(next);
-  }
-  parseBook(page) {
-    return { title: page.css("h1").text(), url: page.url };
-  }
-}
-`;
+export const SHOP_MJS: string = shopSpiderMjs("shop/");
 
 /** One crawl process and the files it writes. */
 export interface Crawler {

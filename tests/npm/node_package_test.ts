@@ -6,26 +6,9 @@ import { runtime } from "../../src/runtime/mod.ts";
 import { startFixtureSite } from "../helpers/fixture_site.ts";
 import { installBuiltPackage, NODE22, type Ran, runCommand } from "../helpers/node_package.ts";
 import { startRedis } from "../helpers/redis.ts";
+import { shopSpiderMjs } from "../helpers/npm_spiders.ts";
 
-const MJS_SPIDER = `import { Request, Spider } from "netweir";
-
-export class Shop extends Spider {
-  site = "http://127.0.0.1:1/";
-  async *start() {
-    yield new Request({ url: this.site });
-  }
-  *parse(page) {
-    for (const href of page.css("article.product_pod h3 a").attrs("href")) {
-      yield page.follow(href, { callback: this.parseBook });
-    }
-    const next = page.css("li.next a").attr("href");
-    if (next) yield page.follow(next);
-  }
-  parseBook(page) {
-    return { title: page.css("h1").text(), url: page.url };
-  }
-}
-`;
+const MJS_SPIDER = shopSpiderMjs();
 
 const TS_SPIDER = `import { type Page, Request, Spider } from "netweir";
 
