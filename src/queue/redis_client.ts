@@ -5,7 +5,7 @@
  * is gone.
  */
 import { Buffer } from "node:buffer";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { QueueError } from "../errors.ts";
 import { maskSecrets } from "../log.ts";
 import type { RedisTarget } from "./redis_url.ts";
@@ -30,6 +30,8 @@ export class RedisConnection {
 
   /** Connects and checks the server. Throws QueueError when it cannot be reached or used. */
   static async open(target: RedisTarget, url: string, timeoutMs: number): Promise<RedisConnection> {
+    // Loaded on first use: a crawl without a shared queue never pays for the Redis client at start-up.
+    const { Redis } = await import("ioredis");
     const redis = new Redis({
       host: target.host,
       port: target.port,
