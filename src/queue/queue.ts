@@ -142,6 +142,7 @@ export class Queue {
     let count = 0;
     let position = 0;
     const send = async () => {
+      // The batch's bytes go to Redis uncopied: the buffer is reused only once Redis has answered.
       const added = Number(await this.#script("nwPush", [batch.bytes()]));
       result.pushed += added;
       result.skipped += count - added;

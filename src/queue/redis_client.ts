@@ -80,11 +80,19 @@ export class RedisConnection {
     }
   }
 
-  /** Runs one of the queue's scripts. Rejects on any failure; retrying is the caller's business. */
+  /**
+   * Runs one of the queue's scripts. Rejects on any failure; retrying is the caller's business. Byte arguments are
+   * sent as they are, not copied, so the caller must leave them unchanged until the promise settles.
+   */
   async script(name: ScriptName, args: ScriptArg[]): Promise<unknown> {
     // deno-lint-ignore no-explicit-any
     const command = (this.#redis as any)[name] as (...args: unknown[]) => Promise<unknown>;
-    return await command.apply(this.#redis, args.map((arg) => arg instanceof Uint8Array ? Buffer.from(arg) : arg));
+    // A view, not Buffer.from(bytes): a million-URL push sends 130 MB of payloads, and copies of them were a third
+    // of its peak memory.
+    const sent = args.map((arg) =>
+      arg instanceof Uint8Array ? Buffer.from(arg.buffer, arg.byteOffset, arg.byteLength) : arg
+    );
+    return await command.apply(this.#redis, sent);
   }
 
   /** The raw client, for plain commands (SCAN and DEL when clearing). */

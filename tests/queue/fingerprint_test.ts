@@ -98,3 +98,13 @@ Deno.test("a Request's headers, callback, priority and meta do not change its fi
   });
   assert.equal(fingerprint(dressed), fingerprint(plain));
 });
+
+Deno.test("a fingerprint is the SHA-1 of method, canonical URL and body hash, so filters made before stay valid", async () => {
+  const { hash } = await import("node:crypto");
+  assert.equal(get("https://example.com/a"), hash("sha1", "GET\nhttps://example.com/a\n", "hex"));
+  const body = "q=1";
+  assert.equal(
+    fingerprint({ method: "post", url: "https://example.com/s", body }),
+    hash("sha1", `POST\nhttps://example.com/s\n${hash("sha1", body, "hex")}`, "hex"),
+  );
+});
