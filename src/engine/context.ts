@@ -1,8 +1,9 @@
 /** What the parts of one crawl share. Owned by one Crawl object: two crawls never share a context. */
 import type { Downloader } from "../fetch/downloader.ts";
 import type { RobotsTxt } from "../fetch/robots.ts";
-import type { Frontier } from "../queue/frontier.ts";
+import type { Frontier, Lease } from "../queue/frontier.ts";
 import type { SettingValues } from "../settings/table.ts";
+import type { Request } from "../spider/request.ts";
 import type { Spider } from "../spider/spider.ts";
 import type { Logger } from "../spider/types.ts";
 import type { Admission } from "./admission.ts";
@@ -16,6 +17,12 @@ export interface CrawlContext {
   readonly log: Logger;
   readonly stats: Stats;
   readonly frontier: Frontier;
+  /**
+   * Hands a page to the frontier to be finished (released, with the requests it yielded) without waiting for it:
+   * the crawl tracks the call, so the page's slot serves the next request while a shared queue's round trip is on
+   * its way. A failure stops the crawl.
+   */
+  readonly finish: (lease: Lease, yielded: readonly Request[]) => void;
   readonly downloader: Downloader;
   readonly robots: RobotsTxt | undefined;
   readonly slots: Slots;

@@ -56,8 +56,15 @@ export class Crawl {
   #waitingCount = 0;
   /** Requests being processed, by their task. */
   readonly #inFlight = new Map<Promise<void>, Pending>();
+  /** Pages done here whose finish the frontier has not confirmed yet (see #finishLater). */
+  readonly #finishing = new Set<Promise<void>>();
   #leasing = false;
-  #lastLeaseEmpty = false;
+  /**
+   * Set when a lease brought fewer requests than asked for: the queue has no more for now. The loop leases again
+   * only once something may have changed (a page finished, start requests went in, the idle poll), rather than ask
+   * an empty queue again and again: each ask is a round trip with a shared queue.
+   */
+  #queueDrained = false;
   #startsDone = false;
   #stopReason: string | null = null;
   #fatal: unknown = undefined;
@@ -79,6 +86,7 @@ export class Crawl {
       log: this.#log,
       stats: this.stats,
       frontier: this.#frontier,
+      finish: (lease, yielded) => this.#finishLater(lease, yielded),
       downloader,
       robots: this.settings.obeyRobotsTxt
         ? new RobotsTxt(robotsFetcher(downloader), this.settings.userAgent)
@@ -149,7 +157,7 @@ export class Crawl {
       });
       batch = [];
       await this.#frontier.push(admitted);
-      this.#lastLeaseEmpty = false;
+      this.#queueDrained = false;
       this.#wake();
     };
     for await (const start of this.spider.start()) {
@@ -164,20 +172,22 @@ export class Crawl {
 
   async #loop(): Promise<void> {
     while (this.#stopReason === null) {
-      // After an empty lease, ask again only once something changed (a page finished, start requests arrived, or
-      // the idle poll below), or the loop would spin on promises and starve timers and I/O.
-      if (!this.#leasing && !this.#lastLeaseEmpty && this.#freeCapacity() > 0) {
+      // After a lease that drained the queue, ask again only once something changed (a page finished, start
+      // requests arrived, or the idle poll below), or the loop would spin on promises and starve timers and I/O.
+      if (!this.#leasing && !this.#queueDrained && this.#freeCapacity() > 0) {
         this.#leaseMore();
       }
       const nextReady = this.#startReady();
       if (this.#stopReason !== null) break;
-      if (this.#inFlight.size === 0 && this.#waitingCount === 0 && !this.#leasing && this.#lastLeaseEmpty) {
+      // Pages still finishing are activity too: their requests are not in the queue yet. Each one wakes the loop.
+      const busy = this.#inFlight.size > 0 || this.#waitingCount > 0 || this.#finishing.size > 0;
+      if (!busy && !this.#leasing && this.#queueDrained) {
         if (this.#startsDone && await this.#frontier.ended()) {
           this.stop("finished");
           break;
         }
         await this.#sleep(IDLE_POLL_MS);
-        this.#lastLeaseEmpty = false;
+        this.#queueDrained = false;
         continue;
       }
       await this.#sleep(Math.min(1000, Math.max(0, nextReady - Date.now())));
@@ -198,16 +208,36 @@ export class Crawl {
   /**
    * How many more requests this process may take: as many as it can start, no more. Requests taken and waiting
    * here are held from every other process of a shared crawl, so a process that hoards them leaves others idle.
+   * Pages whose finish is on its way do not count up to `concurrency` of them (the page is done here; only the
+   * queue's answer is awaited), so a process holds at most twice `concurrency` requests.
    */
   #freeCapacity(): number {
-    return this.settings.concurrency - this.#inFlight.size - this.#waitingCount;
+    const finishingOverflow = Math.max(0, this.#finishing.size - this.settings.concurrency);
+    return this.settings.concurrency - this.#inFlight.size - this.#waitingCount - finishingOverflow;
+  }
+
+  /**
+   * Finishes a page without holding its slot until the frontier answers. With a shared queue the answer is a
+   * round trip away, and on a paginated site the next page's link is in this very finish: leasing again at once,
+   * rather than after the answer, lets that lease follow the finish on the same connection and find the link
+   * already queued. Shutdown waits for every one of them before the frontier is closed.
+   */
+  #finishLater(lease: Lease, yielded: readonly Request[]): void {
+    const done: Promise<void> = this.#frontier.finish(lease, yielded)
+      .catch((error) => this.#fail(error))
+      .finally(() => {
+        this.#finishing.delete(done);
+        this.#queueDrained = false;
+        this.#wake();
+      });
+    this.#finishing.add(done);
   }
 
   #leaseMore(): void {
     this.#leasing = true;
     const want = this.#freeCapacity();
     this.#frontier.lease(want).then(async (leases) => {
-      this.#lastLeaseEmpty = leases.length === 0;
+      this.#queueDrained = leases.length < want;
       for (const lease of leases) await this.#accept(lease);
     }).catch((error) => this.#fail(error)).finally(() => {
       this.#leasing = false;
@@ -225,7 +255,7 @@ export class Crawl {
     if (refusal) {
       this.stats.dropped(refusal.reason);
       this.#log.debug(`dropped ${lease.request.url} (${refusal.reason}: ${refusal.detail})`);
-      await this.#frontier.finish(lease, []);
+      this.#finishLater(lease, []);
       return;
     }
     this.#enqueue({ lease, request: lease.request, attempt: 0, notBefore: 0, admitted: false });
@@ -274,7 +304,7 @@ export class Crawl {
       }
     }).catch((error) => this.#fail(error)).finally(() => {
       this.#inFlight.delete(task);
-      this.#lastLeaseEmpty = false;
+      this.#queueDrained = false;
       this.#wake();
     });
     this.#inFlight.set(task, pending);
@@ -294,6 +324,8 @@ export class Crawl {
         this.#inFlight.delete(task);
       }
     }
+    // Finishes on their way end by themselves: a frontier answers or fails within its own time limits.
+    while (this.#finishing.size > 0) await Promise.allSettled([...this.#finishing]);
     for (const list of this.#waiting.values()) for (const pending of list) leftover.push(pending.lease);
     this.#waiting.clear();
     this.#waitingCount = 0;

@@ -1,7 +1,8 @@
 /**
  * One leased request, from the queue to finished: middlewares, robots.txt, the download, retries, the callback,
  * pipelines, the feeds, and last the frontier's `finish` with the requests the page yielded. A page is finished
- * only after its items are written, so whatever a frontier counts as done is in the files.
+ * only after its items are written, so whatever a frontier counts as done is in the files. The finish itself is
+ * handed to the crawl (ctx.finish), which waits for it apart from the page.
  */
 import { FetchError } from "../errors.ts";
 import type { FetchedResponse } from "../fetch/response.ts";
@@ -60,7 +61,7 @@ async function admit(ctx: CrawlContext, pending: Pending): Promise<FetchedRespon
     const result = await middleware.processRequest(request, ctx.spider);
     if (result === null) {
       ctx.stats.dropped("middleware");
-      await ctx.frontier.finish(pending.lease, []);
+      ctx.finish(pending.lease, []);
       return false;
     }
     if (result instanceof Request) request = result;
@@ -73,7 +74,7 @@ async function admit(ctx: CrawlContext, pending: Pending): Promise<FetchedRespon
     if (!verdict.allowed) {
       ctx.stats.dropped("robots");
       ctx.log.debug(`robots.txt forbids ${request.url}`);
-      await ctx.frontier.finish(pending.lease, []);
+      ctx.finish(pending.lease, []);
       return false;
     }
   }
@@ -215,6 +216,6 @@ async function finishWith(
     await ctx.sink.write(kept);
     ctx.stats.inc("items", kept.length);
   }
-  await ctx.frontier.finish(pending.lease, requests);
+  ctx.finish(pending.lease, requests);
   return FINISHED;
 }

@@ -63,6 +63,13 @@ interface PendingFinish {
   reject: (error: unknown) => void;
 }
 
+/** A lease waiting to go with the next FINISH call; it gets the raw `take` part of the answer. */
+interface PendingLease {
+  max: number;
+  resolve: (reply: unknown[]) => void;
+  reject: (error: unknown) => void;
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class RedisFrontier implements Frontier {
@@ -81,6 +88,8 @@ export class RedisFrontier implements Frontier {
   /** Pages waiting to be finished while a FINISH call is on its way. */
   readonly #finishing: PendingFinish[] = [];
   #finishInFlight = false;
+  /** A lease asked for while pages wait to be finished: it goes with them, in the same call. */
+  #leaseWithFinish: PendingLease | undefined;
   /** Lease calls on their way: their ids are held in Redis before this process has heard of them. */
   #leasesInFlight = 0;
   #lastHeartbeat = Date.now();
@@ -142,7 +151,7 @@ export class RedisFrontier implements Frontier {
         if (this.#closed) throw new QueueError("the queue is closed");
         // A lease whose answer was lost (a timeout, or a connection that broke after the server ran it) may hold
         // requests this process never got; the next beat gives back any such ids.
-        if (name === "nwLease") this.#maybeOrphans = true;
+        if (name === "nwFinish" && Number(args[1]) > 0) this.#maybeOrphans = true;
         const now = Date.now();
         if (now - this.#lastHeartbeat > this.#leaseMs) {
           throw this.#fail(
@@ -229,11 +238,20 @@ export class RedisFrontier implements Frontier {
     return added;
   }
 
+  /**
+   * Takes up to `max` requests. When pages are waiting to be finished (an earlier FINISH is on its way), the lease
+   * waits and goes with them in one call, after them: the links they yield can be handed out at once, and the
+   * process makes one round trip instead of two. Otherwise it goes at once, as a FINISH of no pages.
+   */
   async lease(max: number): Promise<Lease[]> {
     let reply: unknown[];
     this.#leasesInFlight++;
     try {
-      reply = await this.#call("nwLease", [this.#pid, max]) as unknown[];
+      if (this.#finishing.length > 0 && this.#leaseWithFinish === undefined) {
+        reply = await new Promise<unknown[]>((resolve, reject) => this.#leaseWithFinish = { max, resolve, reject });
+      } else {
+        reply = await this.#call("nwFinish", [this.#pid, max]) as unknown[];
+      }
       for (let i = 0; i + 1 < reply.length - 1; i += 2) this.#held.add(String(reply[i]));
     } finally {
       this.#leasesInFlight--;
@@ -299,14 +317,18 @@ export class RedisFrontier implements Frontier {
     try {
       while (this.#finishing.length > 0) {
         const batch = this.#finishing.splice(0, MAX_FINISH_BATCH);
+        const lease = this.#leaseWithFinish;
+        this.#leaseWithFinish = undefined;
         let results: unknown[];
         try {
           const args = batch.flatMap((one) => [one.lease.id, one.payload]);
-          results = await this.#call("nwFinish", [this.#pid, ...args]) as unknown[];
+          results = await this.#call("nwFinish", [this.#pid, lease?.max ?? 0, ...args]) as unknown[];
         } catch (error) {
           for (const one of batch) one.reject(error);
+          lease?.reject(error);
           continue;
         }
+        lease?.resolve(results.slice(batch.length));
         batch.forEach((one, i) => {
           const added = Number(results[i]);
           this.#held.delete(one.lease.id);

@@ -92,6 +92,36 @@ local function requeue(entry)
   redis.call('ZADD', P .. ':prios', tonumber(prio), prio)
   return 1
 end
+-- Records a heartbeat for pid, then takes up to max requests (highest priority first, FIFO within one) and holds
+-- them for it, appending id, encoded, id, encoded, ... and last the number of lists found not to be lists to out.
+local function take(pid, max, out)
+  redis.call('ZADD', P .. ':procs', now_ms(), pid)
+  local bad, taken = 0, 0
+  while taken < max do
+    local top = redis.call('ZREVRANGE', P .. ':prios', 0, 0)
+    if #top == 0 then break end
+    local prio = top[1]
+    local items = redis.pcall('LPOP', P .. ':q:' .. prio, max - taken)
+    if type(items) == 'table' and items.err then
+      -- Something that is not a list sits where a queue should be (written by hand, say): set it aside.
+      redis.call('RENAME', P .. ':q:' .. prio, P .. ':bad:' .. prio)
+      redis.call('ZREM', P .. ':prios', prio)
+      bad = bad + 1
+    elseif not items then
+      redis.call('ZREM', P .. ':prios', prio)
+    else
+      for _, item in ipairs(items) do
+        local id = redis.call('HINCRBY', P .. ':meta', 'seq', 1)
+        redis.call('HSET', P .. ':held:' .. pid, id, prio .. '\\n' .. item)
+        out[#out + 1] = tostring(id)
+        out[#out + 1] = item
+        taken = taken + 1
+      end
+      if redis.call('LLEN', P .. ':q:' .. prio) == 0 then redis.call('ZREM', P .. ':prios', prio) end
+    end
+  end
+  out[#out + 1] = bad
+end
 `;
 
 /** ARGV: P, payload (see add_all). Returns how many were queued. */
@@ -100,55 +130,24 @@ return add_all(2)
 `;
 
 /**
- * ARGV: P, pid, max. Records a heartbeat, takes up to max requests (highest priority first, FIFO within one) and
- * holds them for pid. Returns {id, encoded, id, encoded, ..., bad} where bad counts lists found not to be lists.
- */
-export const LEASE = COMMON + `
-local pid, max = ARGV[2], tonumber(ARGV[3])
-redis.call('ZADD', P .. ':procs', now_ms(), pid)
-local out, bad, taken = {}, 0, 0
-while taken < max do
-  local top = redis.call('ZREVRANGE', P .. ':prios', 0, 0)
-  if #top == 0 then break end
-  local prio = top[1]
-  local items = redis.pcall('LPOP', P .. ':q:' .. prio, max - taken)
-  if type(items) == 'table' and items.err then
-    -- Something that is not a list sits where a queue should be (written by hand, say): set it aside.
-    redis.call('RENAME', P .. ':q:' .. prio, P .. ':bad:' .. prio)
-    redis.call('ZREM', P .. ':prios', prio)
-    bad = bad + 1
-  elseif not items then
-    redis.call('ZREM', P .. ':prios', prio)
-  else
-    for _, item in ipairs(items) do
-      local id = redis.call('HINCRBY', P .. ':meta', 'seq', 1)
-      redis.call('HSET', P .. ':held:' .. pid, id, prio .. '\\n' .. item)
-      out[#out + 1] = tostring(id)
-      out[#out + 1] = item
-      taken = taken + 1
-    end
-    if redis.call('LLEN', P .. ':q:' .. prio) == 0 then redis.call('ZREM', P .. ':prios', prio) end
-  end
-end
-out[#out + 1] = bad
-return out
-`;
-
-/**
- * ARGV: P, pid, then pairs of lease id and payload (see add_all). For each page, in one step: releases its lease and
- * queues what it yielded. Several pages go in one call when they finish while an earlier call is on its way. A
- * lease no longer held (taken back after this process was thought dead) queues nothing: whoever fetches the page
- * again queues its links. Returns, per page, how many were queued, or -1 for a lease not held.
+ * ARGV: P, pid, max, then pairs of lease id and payload (see add_all). First, for each page, in one step: releases
+ * its lease and queues what it yielded. Several pages go in one call when they finish while an earlier call is on
+ * its way. A lease no longer held (taken back after this process was thought dead) queues nothing: whoever
+ * fetches the page again queues its links. Then, when max > 0, leases (see take): the same call that queues a
+ * page's links can hand out the next page. Returns the result of each page (how many were queued, or -1 for a
+ * lease not held), followed by what take returns.
  */
 export const FINISH = COMMON + `
+local pid, max = ARGV[2], tonumber(ARGV[3])
 local out = {}
-for i = 3, #ARGV - 1, 2 do
-  if redis.call('HDEL', P .. ':held:' .. ARGV[2], ARGV[i]) == 0 then
+for i = 4, #ARGV - 1, 2 do
+  if redis.call('HDEL', P .. ':held:' .. pid, ARGV[i]) == 0 then
     out[#out + 1] = -1
   else
     out[#out + 1] = add_all(i + 1)
   end
 end
+if max > 0 then take(pid, max, out) end
 return out
 `;
 
@@ -246,7 +245,6 @@ return {waiting, held, #procs, tonumber(meta[1] or '0'), tonumber(meta[2] or '0'
 /** Every script by the name the client defines it under. */
 export const SCRIPTS = {
   nwPush: PUSH,
-  nwLease: LEASE,
   nwFinish: FINISH,
   nwGiveBack: GIVE_BACK,
   nwHeartbeat: HEARTBEAT,

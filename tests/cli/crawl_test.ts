@@ -184,12 +184,17 @@ Deno.test("SIGTERM stops a crawl cleanly too, with exit 143", async () => {
     await withTempDir(async (dir) => {
       const csv = join(dir, "items.csv");
       const crawl = startCli(["crawl", SPIDER, "-a", `site=${site.url}shop/`, "-a", "slow=1", "-O", csv]);
-      while (site.hits("/hang") === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      // Interrupted once the three books are in the file (items are written as pages finish) and /hang is waiting.
+      const rowsSoFar = () => readFile(csv, "utf8").then((text) => text.split("\r\n").length - 1, () => 0);
+      while (site.hits("/hang") === 0 || await rowsSoFar() < 4) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       await crawl.kill("SIGTERM");
       const result = await crawl.wait();
       assert.equal(result.code, 143, result.stderr);
       const rows = (await readFile(csv, "utf8")).trim().split("\r\n");
       assert.equal(rows[0], "title,price,url");
+      assert.equal(rows.length, 4);
     });
   } finally {
     await site.close();

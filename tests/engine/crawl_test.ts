@@ -309,3 +309,68 @@ Deno.test("a stop gives up on a callback that never returns and gives its reques
     await site.close();
   }
 });
+
+/**
+ * A memory frontier whose finish answers only after `delayMs`, like a shared queue a round trip away, and which
+ * records what the crawl did while finishes were on their way.
+ */
+class SlowFinishFrontier extends MemoryFrontier {
+  pendingFinishes = 0;
+  held = 0;
+  maxHeld = 0;
+  leasesWhileFinishing = 0;
+  finishesPendingAtClose = -1;
+  constructor(readonly delayMs: number) {
+    super();
+  }
+  override async lease(max: number) {
+    if (this.pendingFinishes > 0) this.leasesWhileFinishing++;
+    const leases = await super.lease(max);
+    this.held += leases.length;
+    this.maxHeld = Math.max(this.maxHeld, this.held);
+    return leases;
+  }
+  override async finish(...args: Parameters<MemoryFrontier["finish"]>) {
+    this.pendingFinishes++;
+    await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+    await super.finish(...args);
+    this.pendingFinishes--;
+    this.held--;
+  }
+  override async close() {
+    this.finishesPendingAtClose = this.pendingFinishes;
+    await super.close();
+  }
+}
+
+Deno.test("a page's slot serves the next request while its finish is on its way, and the crawl waits for every finish", async () => {
+  const site = await startFixtureSite({ books: 30 });
+  try {
+    const frontier = new SlowFinishFrontier(40);
+    const items: Item[] = [];
+    const values = resolveCrawlSettings({
+      overrides: new Settings({
+        minDelay: 0,
+        autothrottle: false,
+        progress: false,
+        concurrency: 1,
+        obeyRobotsTxt: false,
+      }),
+    });
+    const stats = await new Crawl(new ShopSpider(site.url + "shop/"), {
+      settings: values,
+      log: quiet,
+      frontier,
+      sink: { write: (batch) => Promise.resolve(void items.push(...batch)), close: () => Promise.resolve() },
+    }).run();
+    assert.equal(stats.finish_reason, "finished");
+    assert.equal(new Set(items.map((item) => item.url)).size, 30);
+    assert.equal(frontier.finishesPendingAtClose, 0, "the frontier was closed with finishes still on their way");
+    assert.equal(frontier.held, 0);
+    assert.ok(frontier.leasesWhileFinishing > 0, "the crawl never leased while a finish was on its way");
+    // concurrency 1: at most one running or waiting, plus at most one more finishing.
+    assert.ok(frontier.maxHeld <= 2, `held ${frontier.maxHeld} requests at once`);
+  } finally {
+    await site.close();
+  }
+});

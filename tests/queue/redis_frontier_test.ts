@@ -149,6 +149,29 @@ Deno.test("finish queues what a page yielded and releases it in one step; the cr
   }
 });
 
+Deno.test("a lease asked for while pages wait to be finished goes with them and gets the links they queued", async () => {
+  const redis = await startRedis();
+  const key = newKey();
+  const { frontier } = await open(redis.url, key);
+  try {
+    await frontier.push([new Request({ url: url("a") }), new Request({ url: url("b") })]);
+    const [a, b] = await frontier.lease(2);
+    await redis.command("CONFIG", "RESETSTAT");
+    // a's finish goes at once; b's waits for it, and the lease waits with b's, in the same call, after it.
+    const finishA = frontier.finish(a, [new Request({ url: url("a-next") })]);
+    const finishB = frontier.finish(b, [new Request({ url: url("b-next") })]);
+    const leased = await frontier.lease(5);
+    await Promise.all([finishA, finishB]);
+    assert.deepEqual(leased.map((lease) => lease.request.url).sort(), [url("a-next"), url("b-next")]);
+    const stats = String(await redis.command("INFO", "commandstats"));
+    assert.match(stats, /cmdstat_evalsha:calls=2,/, "two finishes and a lease took two calls");
+    assert.deepEqual(await frontier.status(), { waiting: 0, held: 2, processes: 1, seen: 4, queued: 4 });
+  } finally {
+    await frontier.close();
+    await redis.stop();
+  }
+});
+
 Deno.test("with queueIdle null a frontier never says the crawl ended", async () => {
   const redis = await startRedis();
   const { frontier } = await open(redis.url, newKey(), { idleSeconds: null });
