@@ -6,7 +6,7 @@
  * Keys, for a crawl whose prefix is P (`netweir:KEY`):
  *   P:prios          sorted set of the priorities that have a list (score = priority)
  *   P:q:PRIO         list of encoded requests of that priority, oldest first
- *   P:seen:L:B       hash: the duplicate filter, fingerprints bucketed by their first L+1 bytes (B, in hex)
+ *   P:seen:L:B       hash: the duplicate filter at level L, fingerprints bucketed by their first L+2 hex digits (B)
  *   P:held:PID       hash: lease id -> "PRIO\n" + encoded request, what process PID has taken and not finished
  *   P:procs          sorted set: process id -> time of its last heartbeat (ms, Redis's clock)
  *   P:meta           hash: seen (filter size), queued (ever queued), seq (last lease id), idle_since (ms)
@@ -19,35 +19,53 @@ local function now_ms()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
-local function hex(s)
-  return (string.gsub(s, '.', function(c) return string.format('%02x', string.byte(c)) end))
-end
--- The filter grows a level as it fills, so every bucket stays a small listpack-encoded hash (about 20 bytes a
--- fingerprint) whether a crawl has a thousand requests or a hundred million.
-local function level_for(count)
-  if count < 16384 then return 0 elseif count < 4194304 then return 1 else return 2 end
-end
-local function seen_key(level, fp)
-  return P .. ':seen:' .. level .. ':' .. hex(string.sub(fp, 1, level + 1))
-end
-local function is_seen(fp, level)
-  for l = 0, level do
-    if redis.call('HEXISTS', seen_key(l, fp), string.sub(fp, l + 2)) == 1 then return true end
-  end
-  return false
-end
 local function unhex(h)
   return (string.gsub(h, '..', function(cc) return string.char(tonumber(cc, 16)) end))
 end
--- Pushes the requests of a payload (ARGV[i]): one a line, "FINGERPRINT_HEX PRIORITY DONT_FILTER ENCODED". One
--- string for a whole batch rather than four arguments a request keeps the client's memory flat while it waits.
--- A request the filter has seen is left out unless DONT_FILTER is '1'. Per request it costs the filter lookups, one
--- HSET and one RPUSH; the counters and the priority set are written once for the batch.
-local function add_all(i)
+-- The duplicate filter: fingerprints in hashes ("buckets") named after the fingerprint's first hex digits, each
+-- kept small enough to stay a listpack (about 20 bytes a fingerprint, plus about 100 for the bucket). As the filter
+-- fills it starts a new level with 16 times the buckets of the last: level L's buckets are named by 2 + L hex
+-- digits, and it takes fingerprints until its buckets hold 64 each on average. A new level's buckets start
+-- sparse, which is where their own cost shows; growing by 16 at a time keeps that under about 40 bytes a
+-- fingerprint at every size, at the price of one lookup per older level (five levels reach a billion).
+local LEVEL_ENDS = {16384, 278528, 4472832, 71581696}
+local function level_for(count)
+  for l = 1, #LEVEL_ENDS do
+    if count < LEVEL_ENDS[l] then return l - 1 end
+  end
+  return #LEVEL_ENDS
+end
+-- A bucket is named by the hex digits, its field is the rest of the 16 bytes (from the byte the name ends in).
+local function seen_key(level, fphex)
+  return P .. ':seen:' .. level .. ':' .. string.sub(fphex, 1, level + 2)
+end
+local function seen_field(level, fp)
+  return string.sub(fp, math.floor((level + 2) / 2) + 1)
+end
+-- Whether a fingerprint (fphex: 32 hex digits; fp: its 16 bytes) is in the filter, adding it at the current level
+-- if not. The older levels are looked up; at the current one HSET both adds and answers (0: it was there).
+local function seen_or_add(fphex, fp, level)
+  for l = 0, level - 1 do
+    if redis.call('HEXISTS', seen_key(l, fphex), seen_field(l, fp)) == 1 then return true end
+  end
+  return redis.call('HSET', seen_key(level, fphex), seen_field(level, fp), '') == 0
+end
+-- Adding requests goes in three steps, so that a call adding several payloads (a FINISH of several pages) reads
+-- and writes the shared counters once: batch() starts, add(b, i) adds the payload ARGV[i], flush(b) writes.
+--
+-- A payload holds one request a line, "FINGERPRINT_HEX PRIORITY DONT_FILTER ENCODED". One string for a whole batch
+-- rather than four arguments a request keeps the client's memory flat while it waits. A request the filter has
+-- seen is left out unless DONT_FILTER is '1'. Per request it costs one HSET, after a HEXISTS for each older filter
+-- level; the queue's
+-- lists get one RPUSH per priority, and the counters and the priority set are written once for the batch.
+local function batch()
+  return { seen = tonumber(redis.call('HGET', P .. ':meta', 'seen') or '0'), fresh = 0, added = 0, lists = {} }
+end
+-- Adds the payload ARGV[i] to batch b: into the filter at once (so a duplicate later in the call is caught), onto
+-- the queue at flush. Returns how many of its requests will be queued.
+local function add(b, i)
   local payload = ARGV[i] or ''
-  local seen = tonumber(redis.call('HGET', P .. ':meta', 'seen') or '0')
-  local added, fresh, pos, len = 0, 0, 1, string.len(payload)
-  local prios = {}
+  local added, pos, len = 0, 1, string.len(payload)
   while pos <= len do
     local nl = string.find(payload, '\\n', pos, true) or (len + 1)
     local s1 = string.find(payload, ' ', pos, true)
@@ -56,31 +74,42 @@ local function add_all(i)
     if s3 and s3 < nl then
       local prio = string.sub(payload, s1 + 1, s2 - 1)
       if tonumber(prio) ~= nil then
-        local fp = unhex(string.sub(payload, pos, s1 - 1))
-        local level = level_for(seen + fresh)
+        local fphex = string.lower(string.sub(payload, pos, s1 - 1))
         local queue = true
-        if is_seen(fp, level) then
+        if seen_or_add(fphex, unhex(fphex), level_for(b.seen + b.fresh)) then
           queue = string.sub(payload, s2 + 1, s3 - 1) == '1'
         else
-          redis.call('HSET', seen_key(level, fp), string.sub(fp, level + 2), '')
-          fresh = fresh + 1
+          b.fresh = b.fresh + 1
         end
         if queue then
-          redis.call('RPUSH', P .. ':q:' .. prio, string.sub(payload, s3 + 1, nl - 1))
-          prios[prio] = true
+          local list = b.lists[prio]
+          if not list then
+            list = {}
+            b.lists[prio] = list
+          end
+          list[#list + 1] = string.sub(payload, s3 + 1, nl - 1)
           added = added + 1
         end
       end
     end
     pos = nl + 1
   end
-  if fresh > 0 then redis.call('HINCRBY', P .. ':meta', 'seen', fresh) end
-  if added > 0 then
-    redis.call('HINCRBY', P .. ':meta', 'queued', added)
-    for prio in pairs(prios) do redis.call('ZADD', P .. ':prios', tonumber(prio), prio) end
-    redis.call('HDEL', P .. ':meta', 'idle_since')
-  end
+  b.added = b.added + added
   return added
+end
+-- Writes batch b: its requests onto their lists (in order), the counters, the priority set.
+local function flush(b)
+  if b.fresh > 0 then redis.call('HINCRBY', P .. ':meta', 'seen', b.fresh) end
+  if b.added == 0 then return end
+  for prio, list in pairs(b.lists) do
+    -- unpack() of a few thousand values at most: Lua's C stack has room for about 8,000.
+    for first = 1, #list, 1000 do
+      redis.call('RPUSH', P .. ':q:' .. prio, unpack(list, first, math.min(first + 999, #list)))
+    end
+    redis.call('ZADD', P .. ':prios', tonumber(prio), prio)
+  end
+  redis.call('HINCRBY', P .. ':meta', 'queued', b.added)
+  redis.call('HDEL', P .. ':meta', 'idle_since')
 end
 -- Puts a held entry ("PRIO\\n" .. encoded) back at the front of its queue, bypassing the filter.
 local function requeue(entry)
@@ -101,7 +130,9 @@ local function take(pid, max, out)
     local top = redis.call('ZREVRANGE', P .. ':prios', 0, 0)
     if #top == 0 then break end
     local prio = top[1]
-    local items = redis.pcall('LPOP', P .. ':q:' .. prio, max - taken)
+    -- At most 1,000 at a time, so that unpack() below stays well inside Lua's C stack.
+    local asked = math.min(max - taken, 1000)
+    local items = redis.pcall('LPOP', P .. ':q:' .. prio, asked)
     if type(items) == 'table' and items.err then
       -- Something that is not a list sits where a queue should be (written by hand, say): set it aside.
       redis.call('RENAME', P .. ':q:' .. prio, P .. ':bad:' .. prio)
@@ -110,27 +141,36 @@ local function take(pid, max, out)
     elseif not items then
       redis.call('ZREM', P .. ':prios', prio)
     else
-      for _, item in ipairs(items) do
-        local id = redis.call('HINCRBY', P .. ':meta', 'seq', 1)
-        redis.call('HSET', P .. ':held:' .. pid, id, prio .. '\\n' .. item)
-        out[#out + 1] = tostring(id)
+      -- Ids last - n + 1 .. last, from one HINCRBY; the entries held in one HSET.
+      local last = redis.call('HINCRBY', P .. ':meta', 'seq', #items)
+      local fields = {}
+      for k, item in ipairs(items) do
+        local id = tostring(last - #items + k)
+        fields[#fields + 1] = id
+        fields[#fields + 1] = prio .. '\\n' .. item
+        out[#out + 1] = id
         out[#out + 1] = item
-        taken = taken + 1
       end
-      if redis.call('LLEN', P .. ':q:' .. prio) == 0 then redis.call('ZREM', P .. ':prios', prio) end
+      redis.call('HSET', P .. ':held:' .. pid, unpack(fields))
+      taken = taken + #items
+      -- Fewer than asked for: the list is empty (and gone).
+      if #items < asked or redis.call('LLEN', P .. ':q:' .. prio) == 0 then redis.call('ZREM', P .. ':prios', prio) end
     end
   end
   out[#out + 1] = bad
 end
 `;
 
-/** ARGV: P, payload (see add_all). Returns how many were queued. */
+/** ARGV: P, payload (see add). Returns how many were queued. */
 export const PUSH = COMMON + `
-return add_all(2)
+local b = batch()
+local added = add(b, 2)
+flush(b)
+return added
 `;
 
 /**
- * ARGV: P, pid, max, then pairs of lease id and payload (see add_all). First, for each page, in one step: releases
+ * ARGV: P, pid, max, then pairs of lease id and payload (see add). First, for each page, in one step: releases
  * its lease and queues what it yielded. Several pages go in one call when they finish while an earlier call is on
  * its way. A lease no longer held (taken back after this process was thought dead) queues nothing: whoever
  * fetches the page again queues its links. Then, when max > 0, leases (see take): the same call that queues a
@@ -140,12 +180,16 @@ return add_all(2)
 export const FINISH = COMMON + `
 local pid, max = ARGV[2], tonumber(ARGV[3])
 local out = {}
-for i = 4, #ARGV - 1, 2 do
-  if redis.call('HDEL', P .. ':held:' .. pid, ARGV[i]) == 0 then
-    out[#out + 1] = -1
-  else
-    out[#out + 1] = add_all(i + 1)
+if #ARGV >= 5 then
+  local b = batch()
+  for i = 4, #ARGV - 1, 2 do
+    if redis.call('HDEL', P .. ':held:' .. pid, ARGV[i]) == 0 then
+      out[#out + 1] = -1
+    else
+      out[#out + 1] = add(b, i + 1)
+    end
   end
+  flush(b)
 end
 if max > 0 then take(pid, max, out) end
 return out

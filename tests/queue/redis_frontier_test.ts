@@ -100,23 +100,32 @@ Deno.test("a request any process has seen is left out, unless it says dontFilter
   }
 });
 
-Deno.test("the duplicate filter still knows every request after it grows a level", async () => {
+Deno.test("the duplicate filter still knows every request after it grows two levels", async () => {
   const redis = await startRedis();
   const key = newKey();
   const { frontier } = await open(redis.url, key);
   try {
-    // Past 16,384 requests new fingerprints go to the next level's buckets; the old ones must still be found.
-    const total = 17_000;
+    // Level 0 takes 16,384 fingerprints, level 1 the next 262,144; then level 2 starts. Old ones must still be found.
+    const total = 280_000;
     for (let start = 0; start < total; start += 1000) {
       const batch = Array.from({ length: 1000 }, (_, i) => new Request({ url: url(start + i) }));
       assert.equal(await frontier.push(batch), 1000);
     }
-    const again = [0, 1, 16_383, 16_384, 16_999].map((n) => new Request({ url: url(n) }));
+    const again = [0, 1, 16_383, 16_384, 200_000, 278_527, 278_528, 279_999].map((n) => new Request({ url: url(n) }));
     assert.equal(await frontier.push(again), 0);
     assert.equal(await frontier.push([new Request({ url: url(total) })]), 1);
     assert.equal((await frontier.status()).seen, total + 1);
-    const levelOne = await redis.command("KEYS", `${keyPrefix(key)}:seen:1:*`) as string[];
-    assert.ok(levelOne.length > 0, "the filter grew a level");
+    for (const [level, digits] of [[0, 2], [1, 3], [2, 4]]) {
+      const keys = await redis.command("KEYS", `${keyPrefix(key)}:seen:${level}:*`) as string[];
+      assert.ok(keys.length > 0, `the filter has level ${level}`);
+      assert.ok(keys.every((name) => new RegExp(`:seen:${level}:[0-9a-f]{${digits}}$`).test(name)), keys[0]);
+    }
+    // Level 1's 4,096 buckets hold 64 fingerprints each on average: small hashes, stored as listpacks.
+    // (ziplist on Redis 6.2, listpack from 7.0)
+    assert.match(
+      String(await redis.command("OBJECT", "ENCODING", `${keyPrefix(key)}:seen:1:abc`)),
+      /^(listpack|ziplist)$/,
+    );
   } finally {
     await frontier.close();
     await redis.stop();
