@@ -4,6 +4,7 @@
  * in src/serve/, loaded only when serve runs.
  */
 import type { Command } from "commander";
+import { runtime } from "../runtime/mod.ts";
 import type { CommandContext } from "./context.ts";
 
 const SERVE_HELP_AFTER = `
@@ -34,6 +35,8 @@ export function addServeCommand(program: Command, context: CommandContext): void
     .option("--cancel-grace <seconds>", "seconds a cancelled job has before it is killed (default 30)")
     .addHelpText("after", SERVE_HELP_AFTER)
     .action(async (flags) => {
+      // Before serve.ts loads the job table's node:sqlite: Node would print an experimental-feature warning.
+      runtime.quietSqliteWarning();
       const { runServe } = await import("./serve.ts");
       context.setExitCode(await runServe(flags));
     });

@@ -98,4 +98,5 @@ export const denoRuntime: Runtime = {
   httpClient,
   listen,
   stdin: () => Deno.stdin.readable,
+  quietSqliteWarning: () => {},
 };

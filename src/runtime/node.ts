@@ -152,4 +152,13 @@ export const nodeRuntime: Runtime = {
   httpClient,
   listen,
   stdin: () => Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
+  quietSqliteWarning: () => {
+    // Every other warning still goes through; only this one, which says nothing a serve user can act on, is dropped.
+    const emitWarning = process.emitWarning;
+    process.emitWarning = function (warning: string | Error, ...rest: unknown[]) {
+      const text = typeof warning === "string" ? warning : warning?.message;
+      if (typeof text === "string" && text.startsWith("SQLite is an experimental feature")) return;
+      return (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
+    } as typeof process.emitWarning;
+  },
 };

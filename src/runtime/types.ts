@@ -81,4 +81,10 @@ export interface Runtime {
   listen(handler: (request: Request) => Response | Promise<Response>, options: ListenOptions): Promise<Listener>;
   /** Reads all of standard input as a stream of bytes. */
   stdin(): ReadableStream<Uint8Array>;
+  /**
+   * Keeps the runtime from printing its "SQLite is an experimental feature" warning when node:sqlite is first loaded
+   * (Node 22 prints one; Deno none). For a command that uses SQLite as an implementation detail the user never
+   * asked about; call it before the module that imports node:sqlite is loaded.
+   */
+  quietSqliteWarning(): void;
 }

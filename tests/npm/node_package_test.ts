@@ -159,6 +159,7 @@ Deno.test("npx netweir serve, from the packed npm build on Node 22, runs a sched
     // npm exec passes Ctrl-C on and then ends by the same signal; the service under it stops cleanly.
     assert.ok(end.code === 0 || end.signal === "SIGINT", `${JSON.stringify(end)}\n${output}`);
     assert.match(output, /INFO SIGINT: stopping; running jobs are cancelled\n.*INFO stopped\n/s);
+    assert.doesNotMatch(output, /ExperimentalWarning/, "Node's SQLite warning reached the user");
     assert.equal(
       await readFile(join(pkg.dir, "serve-dir", "serve.pid"), "utf8").catch(() => null),
       null,
