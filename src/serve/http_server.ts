@@ -41,6 +41,11 @@ export interface HttpServerOptions {
   writeStallMs?: number;
   /** Where to report handler failures and server errors, one line each; standard error by default. */
   log?: (line: string) => void;
+  /**
+   * The node_name of the errors this layer answers itself (a malformed request, one too large, a handler that
+   * failed), so that they have the shape of every other answer of the service. Left out when not given.
+   */
+  nodeName?: string;
 }
 
 /** A running server started by {@link startHttpServer}. */
@@ -108,8 +113,11 @@ const REASONS: Record<number, string> = {
 };
 
 /** `{"status":"error","message":...}`, the shape every answer of the service has. */
-function errorResponse(status: number, message: string): Response {
-  return new Response(JSON.stringify({ status: "error", message }), {
+function errorResponse(status: number, message: string, nodeName: string | undefined): Response {
+  const answer = nodeName === undefined
+    ? { status: "error", message }
+    : { node_name: nodeName, status: "error", message };
+  return new Response(JSON.stringify(answer), {
     status,
     headers: { "content-type": "application/json" },
   });
@@ -207,7 +215,7 @@ export async function startHttpServer(handler: FetchHandler, options: HttpServer
         if (buffered.length < head.contentLength) return;
       } catch (error) {
         if (!(error instanceof RequestError)) throw error;
-        void respond(errorResponse(error.status, error.message), false, true);
+        void respond(errorResponse(error.status, error.message, options.nodeName), false, true);
         return;
       }
       const body = buffered.subarray(0, head.contentLength);
@@ -228,7 +236,11 @@ export async function startHttpServer(handler: FetchHandler, options: HttpServer
         });
       } catch (error) {
         const status = /method/i.test(String(error)) ? 501 : 400;
-        return respond(errorResponse(status, `the request cannot be served: ${messageOf(error)}`), false, true);
+        return respond(
+          errorResponse(status, `the request cannot be served: ${messageOf(error)}`, options.nodeName),
+          false,
+          true,
+        );
       }
       let response: Response;
       try {
@@ -236,7 +248,7 @@ export async function startHttpServer(handler: FetchHandler, options: HttpServer
         if (!(response instanceof Response)) throw new TypeError("the handler did not return a Response");
       } catch (error) {
         log(`${head.method} ${head.target} failed: ${error instanceof Error ? error.stack : String(error)}`);
-        response = errorResponse(500, "internal error");
+        response = errorResponse(500, "internal error", options.nodeName);
       }
       return respond(response, request.method === "HEAD", head.version === "1.1");
     }

@@ -36,11 +36,12 @@ export async function startService(options: ServeOptions, log: Logger): Promise<
   });
   // The runner has already logged each job it found running and marked lost (jobs.lost).
   const loopback = isLoopback(options.bind);
+  const nodeName = hostname();
   const app = createApp({
     jobs: jobs.runner,
     registry,
     paths: jobs.paths,
-    nodeName: hostname(),
+    nodeName,
     loopback,
     auth: options.username !== undefined && options.password !== undefined
       ? { username: options.username, password: options.password }
@@ -53,6 +54,7 @@ export async function startService(options: ServeOptions, log: Logger): Promise<
       hostname: options.bind,
       port: options.port,
       log: (line) => log.warning(line),
+      nodeName,
     });
   } catch (error) {
     await jobs.close();

@@ -271,6 +271,19 @@ Deno.test("refused requests get their status and are never handed to the handler
   });
 });
 
+Deno.test("the errors this layer answers itself carry node_name when one is given, like every answer of serve", async () => {
+  await withServer(ok, { maxBodyBytes: 1024, nodeName: "box-1" }, async (server) => {
+    const tooLarge = parseAnswer(
+      await exchange(server.port, "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1025\r\n\r\n"),
+    );
+    assert.equal(tooLarge.status, 413);
+    const answer = JSON.parse(tooLarge.body.replace(/^[0-9a-f]+\r\n/, "").replace(/\r\n0\r\n\r\n$/, ""));
+    assert.deepEqual(Object.keys(answer), ["node_name", "status", "message"]);
+    assert.equal(answer.node_name, "box-1");
+    assert.equal(answer.status, "error");
+  });
+});
+
 Deno.test("a body of exactly the limit is accepted", async () => {
   const handler: FetchHandler = async (request) => new Response(String((await request.arrayBuffer()).byteLength));
   await withServer(handler, { maxBodyBytes: 1000 }, async (server) => {
