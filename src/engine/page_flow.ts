@@ -5,6 +5,7 @@
  * handed to the crawl (ctx.finish), which waits for it apart from the page.
  */
 import { FetchError } from "../errors.ts";
+import { type RedirectRefusal, RedirectRefused } from "../fetch/downloader.ts";
 import type { FetchedResponse } from "../fetch/response.ts";
 import { parseRetryAfter, retryDelay, retryReason } from "../fetch/retry.ts";
 import type { Lease } from "../queue/frontier.ts";
@@ -12,6 +13,7 @@ import { runCallback, runErrback } from "../spider/callbacks.ts";
 import { Page } from "../spider/page.ts";
 import { Request } from "../spider/request.ts";
 import type { Item } from "../spider/types.ts";
+import { hostAllowed } from "./admission.ts";
 import type { CrawlContext } from "./context.ts";
 
 /** A leased request on its way through this process. */
@@ -82,23 +84,44 @@ async function admit(ctx: CrawlContext, pending: Pending): Promise<FetchedRespon
   return true;
 }
 
-async function download(ctx: CrawlContext, request: Request): Promise<FetchedResponse | FetchError> {
+async function download(ctx: CrawlContext, request: Request): Promise<FetchedResponse | FetchError | RedirectRefused> {
   if (request.render || (request.steps && request.steps.length > 0)) {
     return new FetchError("unavailable", "rendering (render and steps) is not available yet");
   }
   ctx.stats.inc("requests");
   try {
-    return await ctx.downloader.fetch(request, { signal: ctx.signal });
+    return await ctx.downloader.fetch(request, {
+      signal: ctx.signal,
+      checkRedirect: (target) => checkRedirect(ctx, request, target),
+    });
   } catch (error) {
-    if (error instanceof FetchError) return error;
+    if (error instanceof FetchError || error instanceof RedirectRefused) return error;
     return new FetchError("network", (error as Error)?.message ?? String(error), { cause: error });
   }
+}
+
+/**
+ * Where a redirect may lead: the rules a link must pass to be fetched (allowedDomains, robots.txt) apply to a
+ * redirect's target too, or a redirect would take the crawl off the site or past a disallow. The rest of admission
+ * (depth, traps, max_pages_per_domain) counts requests, and a redirect is the same request.
+ */
+async function checkRedirect(
+  ctx: CrawlContext,
+  request: Request,
+  target: URL,
+): Promise<RedirectRefusal | undefined> {
+  if (!hostAllowed(target.hostname, ctx.spider.allowedDomains)) return { reason: "offsite", detail: target.hostname };
+  if (ctx.robots && request.meta.dont_obey_robotstxt !== true) {
+    const verdict = await ctx.robots.check(target.href);
+    if (!verdict.allowed) return { reason: "robots", detail: target.href };
+  }
+  return undefined;
 }
 
 /** Runs one pending request to its outcome. The caller has started the request's slot. */
 export async function processPending(ctx: CrawlContext, pending: Pending): Promise<Outcome> {
   const host = pending.request.host;
-  let outcome: FetchedResponse | FetchError;
+  let outcome: FetchedResponse | FetchError | RedirectRefused;
   let slotOpen = true;
   const closeSlot = (latency: number, status: number, retryAfter?: number) => {
     if (slotOpen) ctx.slots.finish(host, { latency, status, retryAfter });
@@ -113,7 +136,7 @@ export async function processPending(ctx: CrawlContext, pending: Pending): Promi
     if (ctx.signal.aborted) return ABANDONED;
     outcome = await download(ctx, pending.request);
     if (ctx.signal.aborted) return ABANDONED;
-    if (outcome instanceof FetchError) closeSlot(0, 0);
+    if (outcome instanceof FetchError || outcome instanceof RedirectRefused) closeSlot(0, 0);
     else {
       closeSlot(outcome.latency, outcome.status, retryAfterSeconds(outcome));
       ctx.stats.status(outcome.status);
@@ -121,6 +144,13 @@ export async function processPending(ctx: CrawlContext, pending: Pending): Promi
     }
   } finally {
     closeSlot(0, 0);
+  }
+  if (outcome instanceof RedirectRefused) {
+    // Like a link the crawl's rules turn down: dropped, counted, the request finished with nothing.
+    ctx.stats.dropped(outcome.refusal.reason);
+    ctx.log.debug(outcome.message);
+    ctx.finish(pending.lease, []);
+    return FINISHED;
   }
   const reason = retryReason(ctx.settings, pending.request, outcome, pending.attempt);
   if (reason) {

@@ -22,6 +22,29 @@ import type { FetchedResponse } from "./response.ts";
 export interface FetchOptions {
   /** Aborts the fetch (FetchError `aborted`), e.g. when the crawl stops at once. */
   signal?: AbortSignal;
+  /**
+   * Asked before each redirect is followed. A refusal ends the fetch with a {@link RedirectRefused}: the crawl's
+   * rules (allowedDomains, robots.txt) apply to where a redirect leads as to any link.
+   */
+  checkRedirect?: (target: URL) => Promise<RedirectRefusal | undefined>;
+}
+
+/** Why a redirect was not followed: the stats key it is counted under (`dropped`) and a detail for the log. */
+export interface RedirectRefusal {
+  reason: string;
+  detail: string;
+}
+
+/** A fetch that stopped at a redirect the crawl's rules do not allow. Not a failure: nothing is retried. */
+export class RedirectRefused extends Error {
+  override name = "RedirectRefused";
+  readonly refusal: RedirectRefusal;
+  readonly target: string;
+  constructor(from: string, target: string, refusal: RedirectRefusal) {
+    super(`${from} redirects to ${target}, which is not followed (${refusal.reason}: ${refusal.detail})`);
+    this.target = target;
+    this.refusal = refusal;
+  }
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -99,7 +122,8 @@ export class Downloader {
 
   /**
    * Fetches a request, following redirects unless told not to. Resolves with any HTTP status; rejects with a
-   * FetchError whose reason is `timeout`, `network`, `redirects`, `too_large`, `aborted` or `closed`.
+   * FetchError whose reason is `timeout`, `network`, `redirects`, `too_large`, `aborted` or `closed`, or with a
+   * RedirectRefused when `checkRedirect` turned a redirect down.
    */
   async fetch(request: Request, options: FetchOptions = {}): Promise<FetchedResponse> {
     if (this.#closed) throw new FetchError("closed", `downloader is closed; not fetching ${request.url}`);
@@ -118,7 +142,7 @@ export class Downloader {
     signal?.addEventListener("abort", onAbort, { once: true });
     const started = performance.now();
     try {
-      const response = await this.#exchange(request, this.#client(proxy), controller.signal, limit);
+      const response = await this.#exchange(request, this.#client(proxy), controller.signal, limit, options);
       response.latency = (performance.now() - started) / 1000;
       if (proxy) this.#proxyUsed.set(response, proxy);
       return response;
@@ -129,7 +153,7 @@ export class Downloader {
           cause: error,
         });
       }
-      if (error instanceof FetchError) throw error;
+      if (error instanceof FetchError || error instanceof RedirectRefused) throw error;
       const message = error instanceof Error ? error.message : String(error);
       throw new FetchError("network", `fetching ${request.url} failed: ${message}`, { cause: error });
     } finally {
@@ -156,7 +180,13 @@ export class Downloader {
   }
 
   /** Sends the request and each redirect hop, and reads the final body. Errors are classified by the caller. */
-  async #exchange(request: Request, client: HttpClient, signal: AbortSignal, limit: number): Promise<FetchedResponse> {
+  async #exchange(
+    request: Request,
+    client: HttpClient,
+    signal: AbortSignal,
+    limit: number,
+    options: FetchOptions,
+  ): Promise<FetchedResponse> {
     const origin = new URL(request.url);
     const follow = request.allowRedirects && request.meta.dont_redirect !== true;
     const useJar = this.#jar !== undefined && request.meta.dont_merge_cookies !== true;
@@ -185,6 +215,8 @@ export class Downloader {
             `${request.url}: more than ${this.#settings.maxRedirects} redirects (last to ${next.href})`,
           );
         }
+        const refusal = await options.checkRedirect?.(next);
+        if (refusal) throw new RedirectRefused(url.href, next.href, refusal);
         redirects.push(url.href);
         this.#log.debug("redirect", { status: response.status, from: url.href, to: next.href });
         const toGet = (response.status === 303 && method !== "HEAD") ||

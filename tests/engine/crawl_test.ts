@@ -176,6 +176,28 @@ Deno.test("robots.txt is obeyed: disallowed pages are not fetched and are counte
   }
 });
 
+Deno.test("a redirect is followed only where a link could go: not off allowedDomains, not past robots.txt", async () => {
+  const site = await startFixtureSite({ robots: "User-agent: *\nDisallow: /json\n" });
+  try {
+    class OnSite extends ListSpider {
+      override allowedDomains = ["127.0.0.1"];
+    }
+    const redirectTo = (target: string) => `${site.url}redirect-to?url=${encodeURIComponent(target)}`;
+    const offsite = `http://localhost:${new URL(site.url).port}/echo?offsite`;
+    const spider = new OnSite([redirectTo(offsite), redirectTo("/json"), redirectTo("/echo?kept")]);
+    const { stats } = await crawl(spider, { retries: 0 });
+    const dropped = stats.dropped as Record<string, number>;
+    assert.equal(dropped.offsite, 1);
+    assert.equal(dropped.robots, 1);
+    assert.equal(site.hits("/json"), 0);
+    assert.deepEqual(spider.seen.map((page) => new URL(page.url).search), ["?kept"]);
+    assert.deepEqual(spider.failures, [], "a refused redirect is not a failure");
+    assert.equal(stats.errors ?? 0, 0);
+  } finally {
+    await site.close();
+  }
+});
+
 Deno.test("higher priority requests are fetched first", async () => {
   const site = await startFixtureSite();
   try {
