@@ -275,6 +275,7 @@ export class Crawl {
     let next = now + 1000;
     for (const [host, list] of this.#waiting) {
       while (list.length > 0 && this.#inFlight.size < this.settings.concurrency) {
+        if (this.#awaitingRobots(list[0])) break;
         const readyAt = Math.max(this.#ctx.slots.readyAt(host), list[0].notBefore);
         if (readyAt > now) {
           if (readyAt < next) next = readyAt;
@@ -289,6 +290,17 @@ export class Crawl {
       if (this.#inFlight.size >= this.settings.concurrency) break;
     }
     return next;
+  }
+
+  /**
+   * Whether a request must wait for its site's robots.txt: until it is known, one request at a time goes to a host.
+   * The first one fetches it (in admission), and its Crawl-delay is in the slot before a second request starts;
+   * otherwise `per_domain` requests would all start at once, before anyone knew the site asked for a delay.
+   */
+  #awaitingRobots(pending: Pending): boolean {
+    const robots = this.#ctx.robots;
+    if (!robots || pending.admitted || pending.request.meta.dont_obey_robotstxt === true) return false;
+    return robots.state(pending.request.url) === undefined && this.#ctx.slots.active(pending.request.host) > 0;
   }
 
   #run(pending: Pending): void {

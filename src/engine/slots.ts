@@ -93,6 +93,7 @@ export class Slots {
     return this.#slot(host).delay;
   }
 
+  /** How many requests to a host are in flight. */
   active(host: string): number {
     return this.#slot(host).active;
   }

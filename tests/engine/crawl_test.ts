@@ -198,6 +198,25 @@ Deno.test("a redirect is followed only where a link could go: not off allowedDom
   }
 });
 
+Deno.test("a site's Crawl-delay holds from its first requests: nothing else starts before robots.txt is known", async () => {
+  const site = await startFixtureSite({ robots: "User-agent: *\nCrawl-delay: 0.4\n" });
+  try {
+    const urls = [1, 2, 3].map((n) => `${site.url}echo?${n}`);
+    await crawl(new ListSpider(urls), { perDomain: 8, concurrency: 8 });
+    const starts = site.requests.filter((request) => request.path.startsWith("/echo")).map((request) => request.at);
+    assert.equal(starts.length, 3);
+    // per_domain 8 would let all three start together; the site asked for 0.4 s between them.
+    for (let i = 1; i < starts.length; i++) {
+      assert.ok(
+        starts[i] - starts[i - 1] >= 350,
+        `requests ${i} and ${i + 1} were ${starts[i] - starts[i - 1]} ms apart`,
+      );
+    }
+  } finally {
+    await site.close();
+  }
+});
+
 Deno.test("higher priority requests are fetched first", async () => {
   const site = await startFixtureSite();
   try {

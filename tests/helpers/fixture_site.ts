@@ -33,6 +33,8 @@ export interface RecordedRequest {
   /** Path and query, as `/slow?ms=10`. */
   path: string;
   headers: Headers;
+  /** When it arrived (epoch ms). */
+  at: number;
 }
 
 /** A running fixture site. */
@@ -111,7 +113,12 @@ export async function startFixtureSite(options: FixtureSiteOptions = {}): Promis
 
   const handle = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
-    requests.push({ method: request.method, path: url.pathname + url.search, headers: new Headers(request.headers) });
+    requests.push({
+      method: request.method,
+      path: url.pathname + url.search,
+      headers: new Headers(request.headers),
+      at: Date.now(),
+    });
     for (const [pattern, route] of ROUTES) {
       const match = pattern.exec(url.pathname);
       if (!match) continue;
