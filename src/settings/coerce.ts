@@ -13,6 +13,7 @@ function fail(row: SettingDefinition, message: string): never {
 /** Parses `-s KEY=VALUE` text by the setting's type. */
 export function parseSettingText(row: SettingDefinition, text: string): unknown {
   const trimmed = text.trim();
+  if (row.emptyIsMistake && trimmed === "") fail(row, "must not be empty");
   if (row.nullable && NULL.has(trimmed.toLowerCase())) return null;
   switch (row.type) {
     case "int": {

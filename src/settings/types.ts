@@ -19,6 +19,11 @@ export interface SettingDefinition<T = unknown> {
   type: SettingType;
   /** Whether `null` (Python's None) is an allowed value. */
   nullable?: boolean;
+  /**
+   * Refuse empty text on the command line rather than read it as null: for settings where an empty value is a
+   * mistake (an empty queue URL or key), not a way of saying "none".
+   */
+  emptyIsMistake?: boolean;
   /** For string settings with a fixed set of values. */
   choices?: readonly string[];
   default: T;

@@ -69,7 +69,7 @@ Deno.test("null, none and empty text give null for a nullable setting of any typ
     assert.equal(parse("max_items", text), null, `int ${JSON.stringify(text)}`);
     assert.equal(parse("max_time", text), null, `float ${JSON.stringify(text)}`);
     assert.equal(parse("progress", text), null, `bool ${JSON.stringify(text)}`);
-    assert.equal(parse("queue", text), null, `string ${JSON.stringify(text)}`);
+    assert.equal(parse("proxy_rotation", text), null, `string ${JSON.stringify(text)}`);
   }
 });
 
@@ -187,4 +187,16 @@ Deno.test("a value its row's check refuses is refused with the check's words", (
   refuses(() => validate("timeout", 0), "timeout", /greater than 0/);
   refuses(() => validate("proxies", ["ftp://127.0.0.1"]), "proxies", /http/);
   refuses(() => validate("max_depth", parse("max_depth", "-1")), "max_depth", /at least 0/);
+});
+
+Deno.test("an empty queue URL or key is a mistake, refused, while null and none still mean no value", () => {
+  for (const name of ["queue", "queue_key"]) {
+    refuses(() => parse(name, ""), name, /must not be empty/);
+    refuses(() => parse(name, "  "), name, /must not be empty/);
+    assert.equal(parse(name, "null"), null);
+    assert.equal(parse(name, "none"), null);
+  }
+  assert.equal(parse("queue_key", "books-2026-10"), "books-2026-10");
+  // Other nullable settings keep reading empty text as null.
+  assert.equal(parse("max_depth", ""), null);
 });
