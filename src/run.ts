@@ -1,7 +1,9 @@
 /** Running a spider from code, without the command line. */
 import { Crawl } from "./engine/crawl.ts";
 import type { StatsRecord } from "./engine/stats.ts";
+import { createLogger, type LogLevel } from "./log.ts";
 import { FeedSet, parseFeedTarget } from "./output/feeds.ts";
+import { openFrontier, refuseCloudOutputWithQueue } from "./queue/open_frontier.ts";
 import { resolveCrawlSettings } from "./settings/check.ts";
 import { Settings, type SettingsInit } from "./settings/settings.ts";
 import { Spider, type SpiderClass } from "./spider/spider.ts";
@@ -16,7 +18,8 @@ export interface RunOptions {
 }
 
 /**
- * Runs a spider to the end in this process and returns its stats.
+ * Runs a spider to the end in this process and returns its stats. With a `queue` setting it takes part in a shared
+ * crawl, as `netweir crawl` does: it ends when the crawl does, and fails with QueueError when the queue is lost.
  *
  * @example
  * ```ts ignore
@@ -27,7 +30,18 @@ export async function runSpider(spider: Spider | SpiderClass, options: RunOption
   const instance = spider instanceof Spider ? spider : new spider();
   const overrides = options.settings instanceof Settings ? options.settings : new Settings(options.settings ?? {});
   const settings = resolveCrawlSettings({ spider: spiderSettings(instance), profiles: instance.profiles, overrides });
-  const targets = (options.output ?? []).map((path) => parseFeedTarget(path, options.overwrite ?? false));
-  const sink = await FeedSet.open(targets);
-  return await new Crawl(instance, { settings, sink }).run();
+  const outputs = options.output ?? [];
+  refuseCloudOutputWithQueue(outputs, settings.queue);
+  const targets = outputs.map((path) => parseFeedTarget(path, options.overwrite ?? false));
+  const log = createLogger(settings.logLevel as LogLevel);
+  // The queue first, as on the command line: a Redis that cannot be reached must not cost a file its contents.
+  const frontier = await openFrontier(instance, settings, log);
+  let sink: FeedSet;
+  try {
+    sink = await FeedSet.open(targets, log);
+  } catch (error) {
+    await frontier?.close();
+    throw error;
+  }
+  return await new Crawl(instance, { settings, sink, log, frontier }).run();
 }

@@ -10,12 +10,8 @@ import { runtime, type StopSignal } from "../runtime/mod.ts";
 import { resolveCrawlSettings } from "../settings/check.ts";
 import { Settings } from "../settings/settings.ts";
 import { spiderAttributeAllowed } from "../spider/callbacks.ts";
-import { type Spider, spiderName } from "../spider/spider.ts";
-import type { Logger } from "../spider/types.ts";
-import type { Frontier } from "../queue/frontier.ts";
-import { RedisFrontier } from "../queue/redis_frontier.ts";
-import type { SettingValues } from "../settings/table.ts";
-import { platform } from "node:os";
+import type { Spider } from "../spider/spider.ts";
+import { openFrontier, refuseCloudOutputWithQueue } from "../queue/open_frontier.ts";
 import type { CrawlCommandOptions } from "./crawl_options.ts";
 import { loadSpiders, pickSpider } from "./load_spiders.ts";
 import { spiderSettings } from "../spider/spider_settings.ts";
@@ -34,32 +30,6 @@ export function applySpiderArgs(spider: Spider, args: readonly string[]): void {
   }
 }
 
-/** Output that is only uploaded when it closes would lose items a shared queue already counts as done. */
-function refuseCloudOutputWithQueue(outputs: readonly { path: string }[], queue: string | null): void {
-  const cloud = outputs.find((output) => /^(s3|gs):\/\//i.test(output.path));
-  if (queue !== null && cloud) {
-    throw new UsageError(
-      `${cloud.path}: s3:// and gs:// output does not mix with a shared queue (a killed process would lose items ` +
-        "the queue counts as done); write locally and upload when the crawl is over",
-    );
-  }
-}
-
-/** The frontier the settings ask for: this process's memory, or the shared Redis queue. */
-async function openFrontier(spider: Spider, settings: SettingValues, log: Logger): Promise<Frontier | undefined> {
-  if (settings.queue === null) return undefined;
-  return await RedisFrontier.open({
-    url: settings.queue,
-    key: settings.queueKey ?? spiderName(spider),
-    spider,
-    log,
-    leaseSeconds: settings.queueLease,
-    idleSeconds: settings.queueIdle,
-    windows: platform() === "win32",
-    uploadDir: settings.browserUploadDir,
-  });
-}
-
 export async function runCrawlCommand(options: CrawlCommandOptions): Promise<number> {
   const SpiderClass = pickSpider(await loadSpiders(options.file), options.spider, options.file);
   const spider = new SpiderClass();
@@ -69,7 +39,7 @@ export async function runCrawlCommand(options: CrawlCommandOptions): Promise<num
     profiles: spider.profiles,
     overrides: Settings.fromPairs(options.settings),
   });
-  refuseCloudOutputWithQueue(options.outputs, settings.queue);
+  refuseCloudOutputWithQueue(options.outputs.map((output) => output.path), settings.queue);
   const targets = options.outputs.map((output) => parseFeedTarget(output.path, output.overwrite));
   const progressShown = settings.progress ?? runtime.stderrIsTerminal();
   const log = createLogger(settings.logLevel as LogLevel, (line) => {

@@ -1,0 +1,45 @@
+/**
+ * The frontier a crawl's settings ask for, opened: this process's memory (undefined: the crawl makes its own) or the
+ * shared Redis queue. One place for `netweir crawl` and `runSpider`, so a spider's `queue` setting means the same
+ * from code as from the command line.
+ */
+import { platform } from "node:os";
+import { UsageError } from "../errors.ts";
+import type { SettingValues } from "../settings/table.ts";
+import { type Spider, spiderName } from "../spider/spider.ts";
+import type { Logger } from "../spider/types.ts";
+import type { Frontier } from "./frontier.ts";
+import { RedisFrontier } from "./redis_frontier.ts";
+
+/**
+ * Refuses output that is only uploaded when it closes (s3://, gs://) together with a shared queue: a killed process
+ * would lose items whose pages the queue already counts as done.
+ */
+export function refuseCloudOutputWithQueue(outputs: readonly string[], queue: string | null): void {
+  const cloud = outputs.find((path) => /^(s3|gs):\/\//i.test(path));
+  if (queue !== null && cloud) {
+    throw new UsageError(
+      `${cloud}: s3:// and gs:// output does not mix with a shared queue (a killed process would lose items ` +
+        "the queue counts as done); write locally and upload when the crawl is over",
+    );
+  }
+}
+
+/** Opens the shared queue when `settings.queue` names one (QueueError when it cannot be used); else undefined. */
+export async function openFrontier(
+  spider: Spider,
+  settings: SettingValues,
+  log: Logger,
+): Promise<Frontier | undefined> {
+  if (settings.queue === null) return undefined;
+  return await RedisFrontier.open({
+    url: settings.queue,
+    key: settings.queueKey ?? spiderName(spider),
+    spider,
+    log,
+    leaseSeconds: settings.queueLease,
+    idleSeconds: settings.queueIdle,
+    windows: platform() === "win32",
+    uploadDir: settings.browserUploadDir,
+  });
+}
