@@ -113,7 +113,7 @@ export class RedisFrontier implements Frontier {
     const target = parseRedisUrl(options.url, { windows: options.windows });
     const connection = await RedisConnection.open(target, options.url, Math.ceil(options.leaseSeconds * 1000 / 3));
     const frontier = new RedisFrontier(connection, options);
-    await frontier.#heartbeat();
+    await frontier.#heartbeat(true);
     frontier.#scheduleHeartbeat();
     return frontier;
   }
@@ -169,8 +169,10 @@ export class RedisFrontier implements Frontier {
     }
   }
 
-  async #heartbeat(): Promise<void> {
-    const reclaimed = Number(await this.#connection.script("nwHeartbeat", [this.#prefix, this.#pid, this.#leaseMs]));
+  async #heartbeat(joining = false): Promise<void> {
+    const reclaimed = Number(
+      await this.#connection.script("nwHeartbeat", [this.#prefix, this.#pid, this.#leaseMs, joining ? 1 : 0]),
+    );
     this.#lastHeartbeat = Date.now();
     if (reclaimed > 0) {
       this.#stats.leases_reclaimed += reclaimed;

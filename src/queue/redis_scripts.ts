@@ -210,13 +210,16 @@ return back
 `;
 
 /**
- * ARGV: P, pid, lease_ms. Records a heartbeat, then takes back what processes silent for a lease held: their
- * requests go back to the queue, bypassing the filter. Returns how many requests were taken back.
+ * ARGV: P, pid, lease_ms, joining. Records a heartbeat, then takes back what processes silent for a lease held:
+ * their requests go back to the queue, bypassing the filter. Returns how many requests were taken back. A process
+ * joining ('1', its first beat) restarts the crawl's idle clock: the idle wait is for processes that start late and
+ * for their start requests, so one that joins a crawl idle for an hour still waits queue_idle before it ends.
  */
 export const HEARTBEAT = COMMON + `
 local pid, lease = ARGV[2], tonumber(ARGV[3])
 local now = now_ms()
 redis.call('ZADD', P .. ':procs', now, pid)
+if ARGV[4] == '1' then redis.call('HDEL', P .. ':meta', 'idle_since') end
 local dead = redis.call('ZRANGEBYSCORE', P .. ':procs', '-inf', now - lease)
 local back = 0
 for _, other in ipairs(dead) do

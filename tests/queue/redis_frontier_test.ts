@@ -181,6 +181,26 @@ Deno.test("a lease asked for while pages wait to be finished goes with them and 
   }
 });
 
+Deno.test("a process joining a crawl that has long been idle still waits queue_idle before it ends", async () => {
+  const redis = await startRedis();
+  const key = newKey();
+  // The crawl under this key ended an hour ago: its idle clock has been running since.
+  await redis.command("HSET", `${keyPrefix(key)}:meta`, "idle_since", Date.now() - 3_600_000);
+  const { frontier } = await open(redis.url, key, { idleSeconds: 0.5 });
+  try {
+    assert.equal(await frontier.ended(), false, "it ended at once, with no time for start requests");
+    let ended = false;
+    for (let i = 0; i < 50 && !ended; i++) {
+      await sleep(100);
+      ended = await frontier.ended();
+    }
+    assert.equal(ended, true);
+  } finally {
+    await frontier.close();
+    await redis.stop();
+  }
+});
+
 Deno.test("with queueIdle null a frontier never says the crawl ended", async () => {
   const redis = await startRedis();
   const { frontier } = await open(redis.url, newKey(), { idleSeconds: null });
