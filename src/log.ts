@@ -5,11 +5,31 @@ import type { Logger } from "./spider/types.ts";
 const LEVELS = ["debug", "info", "warning", "error"] as const;
 export type LogLevel = typeof LEVELS[number];
 
-/** Hides the password in any URL in a text: `redis://:secret@host` becomes `redis://:***@host`. */
+/**
+ * Hides the password in any URL in a text: `redis://:secret@host` becomes `redis://:***@host`, and a `pass=` or
+ * `password=` query parameter is masked the same way. A safety net for whole log lines and messages; where a
+ * message names a URL it knows, maskUrl() is exact.
+ */
 export function maskSecrets(text: string): string {
   return text
-    .replace(/([a-z][a-z0-9+.-]*:\/\/[^/\s:@]*:)[^@\s/]*@/gi, "$1***@")
-    .replace(/([?&](?:pass|password)=)[^&\s]*/gi, "$1***");
+    // Up to the last @ of the URL: a password may hold a raw @ (the URL parser takes the last one).
+    .replace(/([a-z][a-z0-9+.-]*:\/\/[^/\s:@]*:)[^\s/]*@/gi, "$1***@")
+    // Up to the next & or white space, leaving punctuation that ends the URL in a sentence ("...pass=***: why").
+    .replace(/([?&](?:pass|password)=)[^&\s]*?(?=[:,;.)]?(?:[\s&]|$))/gi, "$1***");
+}
+
+/**
+ * A URL with its password replaced by `***`, parsed rather than pattern-matched, so that a password holding `@`,
+ * spaces or `:` is hidden whole: for naming a server in a message. Text that does not parse is masked as any text.
+ */
+export function maskUrl(url: string): string {
+  const parsed = URL.parse(url);
+  if (parsed === null) return maskSecrets(url);
+  if (parsed.password !== "") parsed.password = "***";
+  for (const name of new Set(parsed.searchParams.keys())) {
+    if (/^(pass|password)$/i.test(name)) parsed.searchParams.set(name, "***");
+  }
+  return maskSecrets(parsed.href);
 }
 
 /** A logger writing `LEVEL message {json}` lines; `sink` defaults to standard error. */

@@ -11,7 +11,7 @@
  */
 import { platform } from "node:os";
 import { QueueError } from "../errors.ts";
-import { maskSecrets } from "../log.ts";
+import { maskUrl } from "../log.ts";
 import { encodeStartUrl } from "./codec.ts";
 import { fingerprint } from "./fingerprint.ts";
 import type { FrontierStatus } from "./frontier.ts";
@@ -113,7 +113,7 @@ export class Queue {
       return await body(connection);
     } catch (error) {
       if (error instanceof QueueError) throw error;
-      throw new QueueError(`the queue at ${maskSecrets(this.#url)} failed: ${describe(error)}`, { cause: error });
+      throw new QueueError(`the queue at ${maskUrl(this.#url)} failed: ${describe(error)}`, { cause: error });
     }
   }
 

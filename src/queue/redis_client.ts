@@ -7,7 +7,7 @@
 import { Buffer } from "node:buffer";
 import type { Redis } from "ioredis";
 import { QueueError } from "../errors.ts";
-import { maskSecrets } from "../log.ts";
+import { maskSecrets, maskUrl } from "../log.ts";
 import type { RedisTarget } from "./redis_url.ts";
 import { type ScriptName, SCRIPTS } from "./redis_scripts.ts";
 
@@ -54,7 +54,7 @@ export class RedisConnection {
     let lastError: unknown;
     redis.on("error", (error) => lastError = error);
     for (const [name, lua] of Object.entries(SCRIPTS)) redis.defineCommand(name, { numberOfKeys: 0, lua });
-    const connection = new RedisConnection(redis, maskSecrets(url));
+    const connection = new RedisConnection(redis, maskUrl(url));
     try {
       await redis.connect();
       await connection.#checkServer();

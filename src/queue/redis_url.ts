@@ -2,7 +2,7 @@
  * Queue URLs: `redis://[:password@]host:port/db` and `redis+unix:///path?db=N&pass=...`. Anything else is refused
  * with a message saying why (a TypeError: a bad value, exit status 2), and passwords never appear in one.
  */
-import { maskSecrets } from "../log.ts";
+import { maskUrl } from "../log.ts";
 
 /** Where a Redis server is and how to log in. */
 export interface RedisTarget {
@@ -16,7 +16,7 @@ export interface RedisTarget {
 }
 
 function refuse(url: string, why: string): never {
-  throw new TypeError(`queue URL ${maskSecrets(url)}: ${why}`);
+  throw new TypeError(`queue URL ${maskUrl(url)}: ${why}`);
 }
 
 function parseDb(url: string, text: string | null): number {
