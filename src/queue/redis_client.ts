@@ -28,8 +28,16 @@ export class RedisConnection {
     this.#label = label;
   }
 
-  /** Connects and checks the server. Throws QueueError when it cannot be reached or used. */
-  static async open(target: RedisTarget, url: string, timeoutMs: number): Promise<RedisConnection> {
+  /**
+   * Connects and checks the server. Throws QueueError when it cannot be reached or used. `warn` hears of things
+   * worth a line that do not stop the connection (a password the server does not need).
+   */
+  static async open(
+    target: RedisTarget,
+    url: string,
+    timeoutMs: number,
+    warn: (message: string) => void = () => {},
+  ): Promise<RedisConnection> {
     // Loaded on first use: a crawl without a shared queue never pays for the Redis client at start-up.
     const { Redis } = await import("ioredis");
     const redis = new Redis({
@@ -55,6 +63,7 @@ export class RedisConnection {
     redis.on("error", (error) => lastError = error);
     for (const [name, lua] of Object.entries(SCRIPTS)) redis.defineCommand(name, { numberOfKeys: 0, lua });
     const connection = new RedisConnection(redis, maskUrl(url));
+    quietUnneededPassword(redis, () => warn(`${connection.#label} needs no password; the one given is not used`));
     try {
       await redis.connect();
       await connection.#checkServer();
@@ -103,6 +112,42 @@ export class RedisConnection {
   close(): void {
     this.#redis.disconnect();
   }
+}
+
+/**
+ * A password sent to a server that needs none: Redis refuses the AUTH, ioredis prints its own "[WARN]" line on
+ * standard error (outside Netweir's log, unprefixed) and carries on. This instance's AUTH answers such a refusal as
+ * a success instead, and `onUnneeded` says so once in Netweir's words. Any other AUTH failure is left as it is.
+ */
+function quietUnneededPassword(redis: Redis, onUnneeded: () => void): void {
+  let said = false;
+  const auth = redis.auth.bind(redis) as (...args: unknown[]) => Promise<unknown>;
+  (redis as unknown as { auth: (...args: unknown[]) => Promise<unknown> }).auth = (...args: unknown[]) => {
+    const callback = typeof args.at(-1) === "function"
+      ? args.pop() as (error: Error | null, ok?: unknown) => void
+      : undefined;
+    const answer = auth(...args).catch((error: Error) => {
+      if (!/no password is set|without any password configured/i.test(error?.message ?? "")) throw error;
+      if (!said) onUnneeded();
+      said = true;
+      return "OK";
+    });
+    if (callback) answer.then((ok) => callback(null, ok), (error) => callback(error));
+    return answer;
+  };
+}
+
+/**
+ * Whether a failure to open a connection may pass by itself (the server is down, restarting, unreachable for now)
+ * rather than need someone to change something (a refused login, a database that does not exist, a server that is
+ * too old or of the wrong kind).
+ */
+export function mayPass(error: unknown): boolean {
+  const messages: string[] = [];
+  for (let e: unknown = error; e instanceof Error && messages.length < 5; e = e.cause) messages.push(e.message);
+  const text = messages.join(" ");
+  if (/WRONGPASS|NOAUTH|NOPERM|invalid password|invalid username|DB index is out of range/i.test(text)) return false;
+  return /^cannot reach the queue/.test(messages[0] ?? "");
 }
 
 /** One line for an error from the client, in words a user reads (not ioredis's option names). */

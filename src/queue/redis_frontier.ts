@@ -16,7 +16,7 @@ import type { Logger } from "../spider/types.ts";
 import { decodeRequest, encodeRequest } from "./codec.ts";
 import { fingerprint } from "./fingerprint.ts";
 import type { Frontier, FrontierStats, FrontierStatus, Lease } from "./frontier.ts";
-import { describe, RedisConnection, type ScriptArg } from "./redis_client.ts";
+import { describe, mayPass, RedisConnection, type ScriptArg } from "./redis_client.ts";
 import type { ScriptName } from "./redis_scripts.ts";
 import { checkQueuedSteps } from "./redis_steps.ts";
 import { parseRedisUrl } from "./redis_url.ts";
@@ -108,10 +108,33 @@ export class RedisFrontier implements Frontier {
     this.#pid = `${hostname()}:${randomBytes(6).toString("hex")}`;
   }
 
-  /** Connects, checks the server, registers this process and starts its heartbeat. */
+  /**
+   * Connects, checks the server, registers this process and starts its heartbeat. A server that cannot be reached
+   * is tried again, at most a second apart, for up to a lease (machines of a crawl started together with Redis, or
+   * while it restarts, wait for it); a refused login or an unusable server fails at once.
+   */
   static async open(options: RedisFrontierOptions): Promise<RedisFrontier> {
     const target = parseRedisUrl(options.url, { windows: options.windows });
-    const connection = await RedisConnection.open(target, options.url, Math.ceil(options.leaseSeconds * 1000 / 3));
+    const timeoutMs = Math.ceil(options.leaseSeconds * 1000 / 3);
+    const warn = (message: string) => options.log.warning(message);
+    const started = Date.now();
+    let connection: RedisConnection;
+    for (let attempt = 0;; attempt++) {
+      try {
+        connection = await RedisConnection.open(target, options.url, timeoutMs, warn);
+        break;
+      } catch (error) {
+        const waited = Date.now() - started;
+        if (!mayPass(error) || waited >= options.leaseSeconds * 1000) {
+          if (attempt === 0 || !(error instanceof QueueError)) throw error;
+          throw new QueueError(`${error.message} (tried for ${Math.round(waited / 1000)} s)`, { cause: error });
+        }
+        if (attempt === 0) {
+          warn(`${(error as Error).message}; trying again for up to ${options.leaseSeconds} s`);
+        }
+        await sleep(Math.min(1000, 100 * (attempt + 1), options.leaseSeconds * 1000 - waited));
+      }
+    }
     const frontier = new RedisFrontier(connection, options);
     await frontier.#heartbeat(true);
     frontier.#scheduleHeartbeat();

@@ -86,3 +86,66 @@ Deno.test("a password in the queue URL is never printed: a wrong one exits 1, th
     await redis.stop();
   }
 });
+
+Deno.test("a crawl started while Redis is down waits for it, and crawls once it is up", async () => {
+  const books = 5;
+  const redis = await startRedis();
+  const site = await startFixtureSite({ books });
+  const dir = await mkdtemp(join(tmpdir(), "netweir-wait-"));
+  try {
+    await redis.kill("SIGTERM");
+    const crawler = startCrawler({ dir, name: "early", site, queue: redis.url, settings: ["queue_lease=20"] });
+    await crawler.process.waitFor(/cannot reach the queue at .*; trying again for up to 20 s/);
+    await redis.restart();
+    const result = await crawler.process.wait();
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual((await readItems(crawler.items)).map((item) => item.url).sort(), bookUrls(site, books).sort());
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+    await site.close();
+    await redis.stop();
+  }
+});
+
+Deno.test("a crawl whose Redis stays unreachable for a whole lease exits 1 with one line", async () => {
+  const redis = await startRedis();
+  const site = await startFixtureSite({ books: 5 });
+  const dir = await mkdtemp(join(tmpdir(), "netweir-gone-"));
+  try {
+    await redis.kill("SIGTERM");
+    const queue = `redis://:the-secret@127.0.0.1:${redis.port}/0`;
+    const crawler = startCrawler({ dir, name: "gone", site, queue, settings: ["queue_lease=2", "log_level=error"] });
+    const result = await crawler.process.wait();
+    assert.equal(result.code, 1);
+    assert.match(
+      result.stderr,
+      /^netweir: cannot reach the queue at redis:\/\/:\*\*\*@127\.0\.0\.1:\d+\/0: .*\(tried for 2 s\)\n$/,
+    );
+    assert.doesNotMatch(result.stderr, /the-secret/);
+    assert.equal(site.requests.length, 0, "nothing fetched");
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+    await site.close();
+    await redis.stop();
+  }
+});
+
+Deno.test("a password given to a Redis that needs none is mentioned once in the log, and the crawl goes on", async () => {
+  const books = 5;
+  const redis = await startRedis();
+  const site = await startFixtureSite({ books });
+  const dir = await mkdtemp(join(tmpdir(), "netweir-nopass-"));
+  try {
+    const queue = `redis://:unneeded-secret@127.0.0.1:${redis.port}/0`;
+    const crawler = startCrawler({ dir, name: "nopass", site, queue, settings: ["log_level=warning"] });
+    const result = await crawler.process.wait();
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal((await readItems(crawler.items)).length, books);
+    assert.doesNotMatch(result.stderr, /\[WARN\]|unneeded-secret/, "the Redis client's own line got through");
+    assert.equal(result.stderr.match(/needs no password; the one given is not used/g)?.length, 1, result.stderr);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+    await site.close();
+    await redis.stop();
+  }
+});
