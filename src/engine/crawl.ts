@@ -217,6 +217,14 @@ export class Crawl {
   }
 
   /**
+   * Whether a host already has as many requests waiting here as it may have in flight: more of them could not start
+   * soon, and would take room from other sites' requests (a multi-site crawl would otherwise run at the pace of
+   * whichever site's links came first in the queue).
+   */
+  readonly #hostHasEnough = (host: string): boolean =>
+    (this.#waiting.get(host)?.length ?? 0) >= this.settings.perDomain;
+
+  /**
    * Finishes a page without holding its slot until the frontier answers. With a shared queue the answer is a
    * round trip away, and on a paginated site the next page's link is in this very finish: leasing again at once,
    * rather than after the answer, lets that lease follow the finish on the same connection and find the link
@@ -236,7 +244,7 @@ export class Crawl {
   #leaseMore(): void {
     this.#leasing = true;
     const want = this.#freeCapacity();
-    this.#frontier.lease(want).then(async (leases) => {
+    this.#frontier.lease(want, { skipHost: this.#hostHasEnough }).then(async (leases) => {
       this.#queueDrained = leases.length < want;
       for (const lease of leases) await this.#accept(lease);
     }).catch((error) => this.#fail(error)).finally(() => {

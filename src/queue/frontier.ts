@@ -15,6 +15,12 @@ export interface Lease {
   readonly request: Request;
 }
 
+/** How a lease may choose among the requests waiting. */
+export interface LeaseOptions {
+  /** Hosts whose requests the crawl cannot start soon: they may be left for a later lease. */
+  skipHost?: (host: string) => boolean;
+}
+
 /** What a store knows about the crawl, as `netweir queue status` shows it. */
 export interface FrontierStatus {
   /** Requests in the queue. */
@@ -41,8 +47,13 @@ export interface Frontier {
    * `dontFilter`. Returns how many went in.
    */
   push(requests: readonly Request[]): Promise<number>;
-  /** Takes up to `max` requests, highest priority first, FIFO within a priority. May return fewer, or none. */
-  lease(max: number): Promise<Lease[]>;
+  /**
+   * Takes up to `max` requests, highest priority first, FIFO within a priority. May return fewer, or none. With
+   * `skipHost`, a store may pass over requests to hosts the crawl has enough of for now, leaving them in their place,
+   * to reach requests for other hosts behind them (the memory store does, within the next 1,000 of a priority; the
+   * shared queue takes them in order).
+   */
+  lease(max: number, options?: LeaseOptions): Promise<Lease[]>;
   /** Adds the requests a page yielded (deduplicated) and releases the page, in one step. */
   finish(lease: Lease, yielded: readonly Request[]): Promise<void>;
   /** Puts a held request back in the queue unchanged (bypassing the duplicate filter): a stop before it was done. */

@@ -1,8 +1,14 @@
 /** The memory store: the default frontier, for one process, gone when it ends. */
 import type { Request } from "../spider/request.ts";
 import { fingerprint } from "./fingerprint.ts";
-import type { Frontier, FrontierStats, FrontierStatus, Lease } from "./frontier.ts";
+import type { Frontier, FrontierStats, FrontierStatus, Lease, LeaseOptions } from "./frontier.ts";
 import { PriorityQueue } from "./priority_queue.ts";
+
+/**
+ * How many requests of a priority a lease looks at when it passes over busy hosts: enough to find other sites among
+ * a page's worth of links to one, while a queue that is one site for a long way costs a bounded scan per lease.
+ */
+const LOOKAHEAD = 1000;
 
 export class MemoryFrontier implements Frontier {
   readonly #queue = new PriorityQueue<Request>();
@@ -31,15 +37,16 @@ export class MemoryFrontier implements Frontier {
     return added;
   }
 
-  lease(max: number): Promise<Lease[]> {
-    const leases: Lease[] = [];
-    while (leases.length < max) {
-      const request = this.#queue.shift();
-      if (!request) break;
+  lease(max: number, options: LeaseOptions = {}): Promise<Lease[]> {
+    const { skipHost } = options;
+    const requests = skipHost
+      ? this.#queue.take(max, (request) => skipHost(request.host), LOOKAHEAD)
+      : this.#queue.take(max, () => false, max);
+    const leases = requests.map((request) => {
       const id = String(this.#nextId++);
       this.#held.set(id, request);
-      leases.push({ id, request });
-    }
+      return { id, request };
+    });
     this.#leased += leases.length;
     return Promise.resolve(leases);
   }

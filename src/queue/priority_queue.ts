@@ -9,15 +9,43 @@ class Fifo<T> {
   push(item: T): void {
     this.#items.push(item);
   }
-  shift(): T | undefined {
-    if (this.#head >= this.#items.length) return undefined;
-    const item = this.#items[this.#head];
-    this.#items[this.#head++] = undefined;
-    // Compact once the consumed head is most of the array, so memory follows the live size.
+  /**
+   * Takes up to `max` items, in order, from among the first `window`, leaving those `skip` says to leave where they
+   * were, in their order. O(window): what was scanned and left is written back over the slots just before the scan's
+   * end, so the rest of the queue is not touched.
+   */
+  takeFromFront(max: number, skip: (item: T) => boolean, window: number): T[] {
+    const taken: T[] = [];
+    const left: T[] = [];
+    const end = Math.min(this.#items.length, this.#head + window);
+    let i = this.#head;
+    for (; i < end && taken.length < max; i++) {
+      const item = this.#items[i] as T;
+      if (skip(item)) left.push(item);
+      else taken.push(item);
+    }
+    // Positions head .. i-1 held taken and left items; the left ones go back at the end of that span, in order.
+    let at = i - left.length;
+    for (let j = this.#head; j < at; j++) this.#items[j] = undefined;
+    for (const item of left) this.#items[at++] = item;
+    this.#head = i - left.length;
+    this.#compact();
+    return taken;
+  }
+
+  /** Drops the consumed head once it is most of the array, so memory follows the live size. */
+  #compact(): void {
     if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
       this.#items = this.#items.slice(this.#head);
       this.#head = 0;
     }
+  }
+
+  shift(): T | undefined {
+    if (this.#head >= this.#items.length) return undefined;
+    const item = this.#items[this.#head];
+    this.#items[this.#head++] = undefined;
+    this.#compact();
     return item;
   }
 }
@@ -57,6 +85,27 @@ export class PriorityQueue<T> {
     }
     this.#levels.set(priority, rebuilt);
     this.#size++;
+  }
+
+  /**
+   * Takes up to `max` items, highest priority first and in order within one, passing over those `skip` says to
+   * leave (they keep their place). At most `window` items of each priority are looked at, so a long run of skipped
+   * items costs a bounded scan, not the whole queue.
+   */
+  take(max: number, skip: (item: T) => boolean, window: number): T[] {
+    const taken: T[] = [];
+    for (let index = 0; index < this.#order.length && taken.length < max; index++) {
+      const level = this.#levels.get(this.#order[index])!;
+      for (const item of level.takeFromFront(max - taken.length, skip, window)) taken.push(item);
+    }
+    this.#size -= taken.length;
+    // Levels emptied along the way are dropped, as shift() drops them.
+    this.#order = this.#order.filter((priority) => {
+      if (this.#levels.get(priority)!.size > 0) return true;
+      this.#levels.delete(priority);
+      return false;
+    });
+    return taken;
   }
 
   shift(): T | undefined {

@@ -217,6 +217,27 @@ Deno.test("a site's Crawl-delay holds from its first requests: nothing else star
   }
 });
 
+Deno.test("a slow site at the head of the queue does not hold up the others: each gets its own share of the slots", async () => {
+  const slowSite = await startFixtureSite();
+  const fastSite = await startFixtureSite({ hostname: "127.0.0.2" });
+  try {
+    // Thirty slow pages first in the queue, then ten fast ones on another host. per_domain 2 lets two of the slow
+    // pages run at once; the other slots are for other sites, if the crawl can reach their requests.
+    const slow = Array.from({ length: 30 }, (_, i) => `${slowSite.url}slow?ms=150&n=${i}`);
+    const fast = Array.from({ length: 10 }, (_, i) => `${fastSite.url}echo?n=${i}`);
+    const spider = new ListSpider([...slow, ...fast]);
+    await crawl(spider, { concurrency: 6, perDomain: 2, obeyRobotsTxt: false });
+    assert.equal(spider.seen.length, 40);
+    const order = spider.seen.map((page) => new URL(page.url).hostname);
+    const lastFast = order.lastIndexOf("127.0.0.2");
+    // Had the crawl taken requests strictly in order, every fast page would come after the first 26 slow ones.
+    assert.ok(lastFast < 20, `the fast site's last page was page ${lastFast + 1} of 40: ${order.join(" ")}`);
+  } finally {
+    await slowSite.close();
+    await fastSite.close();
+  }
+});
+
 Deno.test("higher priority requests are fetched first", async () => {
   const site = await startFixtureSite();
   try {

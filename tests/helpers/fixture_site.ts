@@ -21,6 +21,8 @@ import type { Route, RouteContext } from "./fixture_routes.ts";
 export interface FixtureSiteOptions {
   /** Books in the shop under /shop/ (default 100). */
   books?: number;
+  /** The loopback address to listen on (default 127.0.0.1; 127.0.0.2 makes a second host on the same machine). */
+  hostname?: string;
   /** The text of /robots.txt (default: everything allowed); null answers 404. */
   robots?: string | null;
   /** The login /auth/basic accepts (default user / pass). */
@@ -144,8 +146,8 @@ export async function startFixtureSite(options: FixtureSiteOptions = {}): Promis
     return http.text(`no route for ${url.pathname}\n`, 404);
   };
 
-  const listener = await runtime.listen(handle, { hostname: "127.0.0.1", port: 0 });
-  const origin = `http://127.0.0.1:${listener.port}`;
+  const listener = await runtime.listen(handle, { hostname: options.hostname ?? "127.0.0.1", port: 0 });
+  const origin = `http://${options.hostname ?? "127.0.0.1"}:${listener.port}`;
   let closed: Promise<void> | undefined;
   return {
     url: `${origin}/`,

@@ -167,3 +167,49 @@ Deno.test("two queues share nothing", () => {
   assert.equal(second.shift(), undefined);
   assert.equal(first.shift(), "a");
 });
+
+Deno.test("take passes over skipped items, leaving them in their place and order, and takes the rest in order", () => {
+  const queue = new PriorityQueue<string>();
+  for (const item of ["a1", "a2", "b1", "a3", "b2", "c1"]) queue.push(item, 0);
+  queue.push("z9", 9);
+  const skipA = (item: string) => item.startsWith("a");
+  assert.deepEqual(queue.take(3, skipA, 1000), ["z9", "b1", "b2"]);
+  assert.equal(queue.size, 4);
+  assert.deepEqual(queue.take(10, () => false, 1000), ["a1", "a2", "a3", "c1"]);
+  assert.equal(queue.size, 0);
+  assert.deepEqual(queue.take(1, () => false, 1000), []);
+});
+
+Deno.test("take looks no further than its window into a priority, and then at the next priority", () => {
+  const queue = new PriorityQueue<string>();
+  for (let i = 0; i < 50; i++) queue.push(`a${i}`, 1);
+  queue.push("b-behind", 1);
+  queue.push("low", 0);
+  const skipA = (item: string) => item.startsWith("a");
+  assert.deepEqual(queue.take(5, skipA, 20), ["low"], "b-behind is past the window");
+  assert.deepEqual(queue.take(5, skipA, 60), ["b-behind"]);
+  assert.deepEqual(drain(queue), Array.from({ length: 50 }, (_, i) => `a${i}`), "skipped items kept their order");
+});
+
+Deno.test("take and shift mixed at random give every item exactly once", () => {
+  const next = random(7);
+  const queue = new PriorityQueue<number>();
+  const pushed: number[] = [];
+  const out: number[] = [];
+  for (let round = 0; round < 3000; round++) {
+    const roll = next();
+    if (roll < 0.6) {
+      const item = pushed.length;
+      pushed.push(item);
+      queue.push(item, Math.floor(next() * 3));
+    } else if (roll < 0.8) {
+      const item = queue.shift();
+      if (item !== undefined) out.push(item);
+    } else {
+      out.push(...queue.take(1 + Math.floor(next() * 5), (item) => item % 3 === 0, 1 + Math.floor(next() * 40)));
+    }
+  }
+  out.push(...drain(queue));
+  assert.deepEqual([...out].sort((a, b) => a - b), pushed, "nothing lost, nothing twice");
+  assert.equal(queue.size, 0);
+});
