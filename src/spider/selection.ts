@@ -2,7 +2,7 @@
  * Selections: the elements a CSS selector matched on a page, with the reading methods callbacks use (`text`,
  * `attr`, `attrs`, `html`) and Scrapy's `::text` / `::attr(name)` endings as sugar.
  */
-import { selectAll } from "css-select";
+import { compile, selectAll } from "css-select";
 import { type AnyNode, type Document, type Element, isTag, isText } from "domhandler";
 import { textContent } from "domutils";
 import render from "dom-serializer";
@@ -94,6 +94,29 @@ function ownText(node: AnyNode): string {
   return text;
 }
 
+/** A selector (or one of a group) that starts with a combinator, or uses :scope. */
+const RELATIVE = /(^|,)\s*[>+~]|:scope/i;
+
+/** Compiled selectors kept, at most: a spider uses a handful, called on every page. */
+const COMPILED_MAX = 512;
+/**
+ * Compiled CSS selectors by their text. css-select compiles a selector string on every call; a callback that runs
+ * ten selectors on each of thousands of pages made compiling them a good part of a crawl's garbage. The compiled
+ * queries are pure functions of the selector, so sharing them between crawls shares no state of a crawl.
+ */
+const compiledSelectors = new Map<string, ReturnType<typeof compile>>();
+
+function compiledSelector(css: string): ReturnType<typeof compile> {
+  let query = compiledSelectors.get(css);
+  if (query === undefined) {
+    query = compile(css);
+    // Oldest first out: a spider that builds selectors from data cannot grow the map without end.
+    if (compiledSelectors.size >= COMPILED_MAX) compiledSelectors.delete(compiledSelectors.keys().next().value!);
+    compiledSelectors.set(css, query);
+  }
+  return query;
+}
+
 /**
  * The elements a CSS selector matched, in document order. A selection is immutable; iterating it gives
  * one-element selections.
@@ -140,9 +163,12 @@ export class Selection implements Iterable<Selection> {
     if (css === "") return new Selection(this.#nodes, mode);
     if (this.#nodes.length === 0) return new Selection([], mode);
     // A single Document is searched below it; an array is searched including its members (css-select's rule).
+    // Relative selectors ("> li", ":scope li") mean something only against the elements searched, which css-select
+    // takes into account when it compiles: those are compiled for each search, as css-select does by itself.
+    const query = RELATIVE.test(css) ? css : compiledSelector(css);
     const found = this.#nodes.length === 1 && !isTag(this.#nodes[0])
-      ? selectAll(css, this.#nodes[0])
-      : selectAll(css, this.#nodes as Element[]);
+      ? selectAll(query, this.#nodes[0])
+      : selectAll(query, this.#nodes as Element[]);
     return new Selection(found, mode);
   }
 

@@ -121,3 +121,18 @@ Deno.test("elements exposes the matched DOM elements", () => {
   assert.deepEqual(elements.map((el) => el.name), ["a", "a", "a"]);
   assert.equal(elements[1].attribs.href, "/b");
 });
+
+Deno.test("a selector finds the same elements every time it is used, on every page, relative ones included", () => {
+  const nested = `<ul id="a"><li>1</li><li><ul><li>2</li></ul></li></ul><ul id="b"><li>3</li></ul>`;
+  for (let round = 0; round < 3; round++) {
+    // Two different pages in turn: what one page's search found must not leak into the other's.
+    assert.deepEqual(page().css("li.item a::text").texts(), ["First", "Second", "No link"]);
+    assert.deepEqual(page(nested).css("li::text").texts(), ["1", "", "2", "3"]);
+    assert.deepEqual(page(nested).css("ul#a > li::text").texts(), ["1", ""]);
+    // Relative to the elements searched: the outer list's own items, not the nested list's.
+    const outer = page(nested).css("ul#a");
+    assert.equal(outer.css("> li").length, 2);
+    assert.equal(outer.css(":scope > li").length, 2);
+    assert.deepEqual(outer.css("li li::text").texts(), ["2"]);
+  }
+});
