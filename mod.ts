@@ -25,6 +25,7 @@ export { Request, type RequestAuth, type RequestInit, type RequestOptions, type 
 export { Page } from "./src/spider/page.ts";
 export { Selection } from "./src/spider/selection.ts";
 export { Rule } from "./src/spider/rule.ts";
+export type { SitemapPattern } from "./src/spider/sitemap.ts";
 export type { CallbackResult, Item, Logger } from "./src/spider/types.ts";
 export type { Pipeline } from "./src/spider/pipeline.ts";
 export type { RequestMiddleware, ResponseMiddleware } from "./src/spider/middleware.ts";
@@ -38,7 +39,7 @@ export { Crawl, type CrawlOptions } from "./src/engine/crawl.ts";
 export type { ItemSink } from "./src/engine/items.ts";
 export type { StatsRecord } from "./src/engine/stats.ts";
 export { HttpStatusError } from "./src/engine/page_flow.ts";
-export type { Frontier, FrontierStatus, Lease } from "./src/queue/frontier.ts";
+export type { Frontier, FrontierStatus, Lease, LeaseOptions } from "./src/queue/frontier.ts";
 export { MemoryFrontier } from "./src/queue/memory.ts";
 export { type PushOptions, type PushResult, Queue, type QueueOptions } from "./src/queue/queue.ts";
 export { canonicalUrl, fingerprint } from "./src/queue/fingerprint.ts";

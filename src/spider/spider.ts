@@ -4,7 +4,8 @@
  */
 import { Settings, type SettingsInit } from "../settings/settings.ts";
 import { createLogger } from "../log.ts";
-import { Request } from "./request.ts";
+import { type CallbackRef, Request } from "./request.ts";
+import { type SitemapPattern, sitemapRequests } from "./sitemap.ts";
 import type { Page } from "./page.ts";
 import type { Rule } from "./rule.ts";
 import type { CallbackResult, Item, Logger } from "./types.ts";
@@ -35,10 +36,40 @@ export abstract class Spider {
   middlewares: Array<RequestMiddleware | ResponseMiddleware> = [];
   /** Logs for the spider's own lines; set by the crawl that runs it. */
   log: Logger = createLogger();
+  /** Sitemaps to start from: URLs of sitemaps, sitemap indexes, or robots.txt files (their `Sitemap:` lines). */
+  sitemapUrls: string[] = [];
+  /**
+   * Which callback gets each URL a sitemap lists: that of the first pattern (a RegExp, or a string read as one)
+   * found in the URL. A URL no pattern matches is left out. By default every URL goes to `parse`.
+   */
+  sitemapRules: Array<[SitemapPattern, CallbackRef]> = [["", "parse"]];
+  /** Which sitemaps of a sitemap index to follow: those a pattern is found in (by default all). */
+  sitemapFollow: SitemapPattern[] = [""];
+  /** Whether the alternate-language URLs a sitemap lists (`xhtml:link rel="alternate"`) are crawled too. */
+  sitemapAlternateLinks = false;
 
-  /** The start requests. Override to build them yourself (Scrapy's start_requests). */
+  /** The start requests: `startUrls`, then `sitemapUrls`. Override to build them yourself (Scrapy's start_requests). */
   async *start(): AsyncGenerator<Request> {
     for (const url of this.startUrls) yield new Request({ url });
+    for (const url of this.sitemapUrls) yield new Request({ url, callback: "_sitemap" });
+  }
+
+  /**
+   * The callback of sitemap requests: a robots.txt's sitemaps, an index's sitemaps, a sitemap's URLs by
+   * `sitemapRules` (see src/spider/sitemap.ts). A page that is no sitemap is logged and skipped.
+   */
+  _sitemap(page: Page): CallbackResult {
+    try {
+      return sitemapRequests(page, {
+        rules: this.sitemapRules,
+        follow: this.sitemapFollow,
+        alternateLinks: this.sitemapAlternateLinks,
+      });
+    } catch (error) {
+      if (!(error instanceof TypeError)) throw error;
+      this.log.warning(`skipped: ${error.message}`);
+      return [];
+    }
   }
 
   /** The default callback. Without rules, a spider must override it. */

@@ -153,12 +153,14 @@ Deno.test("a queued request's rule must exist on the spider that decodes it", ()
   assert.throws(() => decodeRequest(new Fewer(), json), /rule/);
 });
 
-Deno.test("special callback names decode when the spider has them", () => {
+Deno.test("special callback names decode when the spider has them; every spider has the built-in _sitemap", () => {
   class Special extends Spider {
     onBlock() {}
   }
   const special = new Special();
   assert.equal(decodeRequest(special, '{"v":1,"url":"http://127.0.0.1/","callback":"on_block"}').callback, "on_block");
   assert.equal(decodeRequest(special, '{"v":1,"url":"http://127.0.0.1/","callback":"parse"}').callback, "parse");
-  assert.throws(() => decodeRequest(special, '{"v":1,"url":"http://127.0.0.1/","callback":"_sitemap"}'), TypeError);
+  assert.equal(decodeRequest(special, '{"v":1,"url":"http://127.0.0.1/","callback":"_sitemap"}').callback, "_sitemap");
+  class Plain extends Spider {}
+  assert.throws(() => decodeRequest(new Plain(), '{"v":1,"url":"http://127.0.0.1/","callback":"on_block"}'), TypeError);
 });
