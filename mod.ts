@@ -39,6 +39,7 @@ export { Crawl, type CrawlOptions } from "./src/engine/crawl.ts";
 export type { ItemSink } from "./src/engine/items.ts";
 export type { StatsRecord } from "./src/engine/stats.ts";
 export { HttpStatusError } from "./src/engine/page_flow.ts";
+export { BlockedError } from "./src/fetch/blocks.ts";
 export type { Frontier, FrontierStatus, Lease, LeaseOptions } from "./src/queue/frontier.ts";
 export { MemoryFrontier } from "./src/queue/memory.ts";
 export { type PushOptions, type PushResult, Queue, type QueueOptions } from "./src/queue/queue.ts";

@@ -315,7 +315,12 @@ export class Crawl {
     const task = processPending(this.#ctx, pending).then(async (outcome) => {
       if (outcome.kind === "retry") {
         if (this.#stopReason !== null) return void await this.#frontier.giveBack([pending.lease]);
-        this.#enqueue({ ...pending, attempt: pending.attempt + 1, notBefore: Date.now() + outcome.delay * 1000 });
+        this.#enqueue({
+          ...pending,
+          request: outcome.request ?? pending.request,
+          attempt: pending.attempt + 1,
+          notBefore: Date.now() + outcome.delay * 1000,
+        });
       } else if (outcome.kind === "abandoned") {
         await this.#frontier.giveBack([pending.lease]);
       } else {

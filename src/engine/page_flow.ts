@@ -5,11 +5,12 @@
  * handed to the crawl (ctx.finish), which waits for it apart from the page.
  */
 import { FetchError } from "../errors.ts";
+import { BlockedError, blockReason } from "../fetch/blocks.ts";
 import { type RedirectRefusal, RedirectRefused } from "../fetch/downloader.ts";
 import type { FetchedResponse } from "../fetch/response.ts";
 import { parseRetryAfter, retryDelay, retryReason } from "../fetch/retry.ts";
 import type { Lease } from "../queue/frontier.ts";
-import { runCallback, runErrback } from "../spider/callbacks.ts";
+import { blockCallback, normaliseResult, runCallback, runErrback } from "../spider/callbacks.ts";
 import { Page } from "../spider/page.ts";
 import { Request } from "../spider/request.ts";
 import type { Item } from "../spider/types.ts";
@@ -31,7 +32,8 @@ export interface Pending {
 
 export type Outcome =
   | { kind: "finished" }
-  | { kind: "retry"; delay: number }
+  /** Tried again after `delay` seconds; as `request` when the retry changes it (another proxy). */
+  | { kind: "retry"; delay: number; request?: Request }
   | { kind: "abandoned" };
 
 const FINISHED: Outcome = { kind: "finished" };
@@ -152,6 +154,10 @@ export async function processPending(ctx: CrawlContext, pending: Pending): Promi
     ctx.finish(pending.lease, []);
     return FINISHED;
   }
+  if (!(outcome instanceof FetchError)) {
+    const blocked = blockReason(outcome, pending.request.method);
+    if (blocked) return await handleBlocked(ctx, pending, outcome, blocked);
+  }
   const reason = retryReason(ctx.settings, pending.request, outcome, pending.attempt);
   if (reason) {
     ctx.stats.inc("retries");
@@ -169,6 +175,62 @@ export async function processPending(ctx: CrawlContext, pending: Pending): Promi
 function retryAfterSeconds(response: FetchedResponse): number | undefined {
   if (response.status !== 429 && response.status !== 503) return undefined;
   return parseRetryAfter(response.headers.get("retry-after"));
+}
+
+/**
+ * A response that looks blocked (C10): to the spider's `onBlock` when it has one, as a page; else tried again
+ * through another of `proxies` (one the request has not been blocked on, while retries last); else to the errback
+ * as a BlockedError, or logged and counted as an error.
+ */
+async function handleBlocked(
+  ctx: CrawlContext,
+  pending: Pending,
+  response: FetchedResponse,
+  reason: string,
+): Promise<Outcome> {
+  const request = pending.request;
+  ctx.stats.inc("blocked");
+  const onBlock = blockCallback(ctx.spider);
+  if (onBlock) {
+    ctx.stats.inc("pages");
+    const page = new Page(response, request);
+    return await finishWith(
+      ctx,
+      pending,
+      normaliseResult(onBlock(page, request.cbKwargs), "onBlock"),
+      undefined,
+      page.depth,
+    );
+  }
+  const used = ctx.downloader.proxyUsed(response);
+  if (used !== undefined && pending.attempt < ctx.settings.retries && request.meta.dont_retry !== true) {
+    const tried = Array.isArray(request.meta.blocked_proxies) ? request.meta.blocked_proxies.map(String) : [];
+    const next = ctx.downloader.nextProxy(request, [...tried, used]);
+    if (next !== undefined) {
+      ctx.stats.inc("retries");
+      ctx.log.info(
+        `${request.url} looks blocked through ${redactProxy(used)} (${reason}); trying ${redactProxy(next)}`,
+      );
+      const meta = { ...request.meta, proxy: next, blocked_proxies: [...tried, used] };
+      return { kind: "retry", delay: 0, request: request.replace({ meta }) };
+    }
+  }
+  const error = new BlockedError(response, reason);
+  ctx.stats.inc("errors");
+  ctx.stats.inc("errors_blocked");
+  if (request.errback === undefined) {
+    ctx.log.warning(error.message);
+    return await finishWith(ctx, pending, undefined, []);
+  }
+  return await finishWith(ctx, pending, runErrback(ctx.spider, request, error), undefined);
+}
+
+/** A proxy URL as it may be logged: without its password. */
+function redactProxy(proxy: string): string {
+  const url = URL.parse(proxy);
+  if (url === null) return "a proxy";
+  if (url.password !== "") url.password = "***";
+  return url.href.replace(/\/$/, "");
 }
 
 async function handleFailure(ctx: CrawlContext, pending: Pending, error: Error): Promise<Outcome> {

@@ -107,6 +107,13 @@ function lookupMethod(spider: Spider, name: string): Method {
   throw new TypeError(`callback ${JSON.stringify(name)} ${why} (${spiderName(spider)})`);
 }
 
+/** The spider's `onBlock` (or `on_block`) method, bound, or undefined when it has none. */
+export function blockCallback(spider: Spider): BoundCallback | undefined {
+  const byName = spiderMethods(spider).byName;
+  const name = byName.has("onBlock") ? "onBlock" : byName.has("on_block") ? "on_block" : undefined;
+  return name === undefined ? undefined : resolveCallback(spider, name);
+}
+
 /**
  * The spider method a callback name stands for, bound to the spider. Only methods of the spider's own classes
  * (not Spider's, not Object's, no constructor or dunders) plus `parse`, `onBlock`/`on_block` and `_sitemap`: a

@@ -209,3 +209,62 @@ Deno.test("a 429 with Retry-After is retried no sooner than it asks", async () =
     await site.close();
   }
 });
+
+Deno.test("a blocked page goes to onBlock when the spider has one, as a page", async () => {
+  const site = await startFixtureSite();
+  try {
+    class Careful extends ListSpider {
+      blocked: Array<{ url: string; status: number }> = [];
+      onBlock(page: Page) {
+        this.blocked.push({ url: page.url, status: page.status });
+        return { blockedAt: page.url };
+      }
+    }
+    const spider = new Careful([`${site.url}challenge/403`, `${site.url}empty`, `${site.url}echo`]);
+    const { items, stats } = await crawl(spider, { obeyRobotsTxt: false });
+    assert.deepEqual(spider.blocked.map((one) => one.status).sort(), [200, 403]);
+    assert.equal(spider.seen.length, 1, "only the real page went to parse");
+    assert.equal(items.filter((item) => "blockedAt" in item).length, 2);
+    assert.equal(stats.blocked, 2);
+    assert.equal(site.hits("/challenge/403"), 1, "not retried: onBlock decided");
+  } finally {
+    await site.close();
+  }
+});
+
+Deno.test("without onBlock a blocked page is tried through another proxy, then handed to the errback", async () => {
+  const site = await startFixtureSite();
+  const one = await startProxy();
+  const two = await startProxy();
+  try {
+    const spider = new ListSpider([`${site.url}challenge/503`]);
+    const { stats } = await crawl(spider, {
+      proxies: [one.url, two.url],
+      proxyRotation: "per_domain",
+      obeyRobotsTxt: false,
+      retries: 3,
+    });
+    // Once through each proxy (the site blocks both), then the errback: no proxy was tried twice.
+    assert.equal(one.requests.length, 1);
+    assert.equal(two.requests.length, 1);
+    assert.deepEqual(spider.failures, [`${site.url}challenge/503: BlockedError`]);
+    assert.equal(stats.blocked, 2);
+    assert.equal(stats.errors_blocked, 1);
+  } finally {
+    await one.close();
+    await two.close();
+    await site.close();
+  }
+});
+
+Deno.test("a plain 503 is retried as before and is no block", async () => {
+  const site = await startFixtureSite();
+  try {
+    const spider = new ListSpider([`${site.url}status/503`]);
+    const { stats } = await crawl(spider, { obeyRobotsTxt: false, retries: 2 });
+    assert.equal(site.hits("/status/503"), 3);
+    assert.equal(stats.blocked ?? 0, 0);
+  } finally {
+    await site.close();
+  }
+});

@@ -122,6 +122,16 @@ export const status: Route = ({ url, params }) => {
   return new Response(body, { status: code, headers: { "content-type": "text/plain", ...headers } });
 };
 
+/** `/challenge/CODE`: a bot-protection interstitial ("Just a moment...") with status CODE, as a blocked crawler sees. */
+export const challenge: Route = ({ params }) => {
+  const body = `<!DOCTYPE html><html><head><title>Just a moment...</title></head>
+<body><div id="challenge-form">Checking your browser before accessing the site.</div></body></html>`;
+  return new Response(body, { status: Number(params[0]), headers: { "content-type": "text/html" } });
+};
+
+/** `/empty`: 200 with no body at all, where a page was due. */
+export const empty: Route = () => new Response("", { status: 200, headers: { "content-type": "text/html" } });
+
 /**
  * `/flaky/KEY?fail=N&code=503&retry_after=S`: the first N hits of KEY (default 1) answer `code`; later hits answer
  * 200 with `{ "key", "hits" }`. Each KEY counts on its own, per site.

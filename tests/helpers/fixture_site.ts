@@ -71,6 +71,8 @@ const ROUTES: Array<[RegExp, Route]> = [
   [/^\/slow$/, http.slow],
   [/^\/hang$/, http.hang],
   [/^\/status\/(\d{3})$/, http.status],
+  [/^\/challenge\/(\d{3})$/, http.challenge],
+  [/^\/empty$/, http.empty],
   [/^\/flaky\/([^/]+)$/, http.flaky],
   [/^\/cookies\/set$/, http.setCookies],
   [/^\/cookies\/show$/, http.showCookies],
