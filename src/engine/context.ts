@@ -1,4 +1,5 @@
 /** What the parts of one crawl share. Owned by one Crawl object: two crawls never share a context. */
+import type { HttpCache } from "../fetch/cache.ts";
 import type { Downloader } from "../fetch/downloader.ts";
 import type { RobotsTxt } from "../fetch/robots.ts";
 import type { Frontier, Lease } from "../queue/frontier.ts";
@@ -24,6 +25,8 @@ export interface CrawlContext {
    */
   readonly finish: (lease: Lease, yielded: readonly Request[]) => void;
   readonly downloader: Downloader;
+  /** The HTTP cache, when the `cache` setting names a directory. */
+  readonly cache: HttpCache | undefined;
   readonly robots: RobotsTxt | undefined;
   readonly slots: Slots;
   readonly admission: Admission;

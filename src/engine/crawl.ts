@@ -2,6 +2,7 @@
  * A crawl: one spider, one frontier, one process's worth of slots, stats and output. It owns all of its state, so
  * two crawls in one process share nothing. `run()` resolves with the final stats once everything is closed.
  */
+import { HttpCache } from "../fetch/cache.ts";
 import { Downloader } from "../fetch/downloader.ts";
 import { RobotsTxt } from "../fetch/robots.ts";
 import { createLogger, type LogLevel } from "../log.ts";
@@ -88,6 +89,7 @@ export class Crawl {
       frontier: this.#frontier,
       finish: (lease, yielded) => this.#finishLater(lease, yielded),
       downloader,
+      cache: this.settings.cache === null ? undefined : new HttpCache(this.settings.cache),
       robots: this.settings.obeyRobotsTxt
         ? new RobotsTxt(robotsFetcher(downloader), this.settings.userAgent)
         : undefined,
@@ -117,6 +119,7 @@ export class Crawl {
   async run(): Promise<StatsRecord> {
     const watchers = startWatchers(this, this.#frontier, this.#log);
     try {
+      await this.#ctx.cache?.open();
       await this.#ctx.pipelines.open();
       const starting = this.#pushStartRequests().catch((error) => this.#fail(error));
       await this.#loop();

@@ -6,6 +6,7 @@
  */
 import { FetchError } from "../errors.ts";
 import { BlockedError, blockReason } from "../fetch/blocks.ts";
+import { HttpCache } from "../fetch/cache.ts";
 import { type RedirectRefusal, RedirectRefused } from "../fetch/downloader.ts";
 import type { FetchedResponse } from "../fetch/response.ts";
 import { parseRetryAfter, retryDelay, retryReason } from "../fetch/retry.ts";
@@ -90,12 +91,25 @@ async function download(ctx: CrawlContext, request: Request): Promise<FetchedRes
   if (request.render || (request.steps && request.steps.length > 0)) {
     return new FetchError("unavailable", "rendering (render and steps) is not available yet");
   }
+  const cached = await ctx.cache?.get(request);
+  if (cached) {
+    ctx.stats.inc("cache_hits");
+    return cached;
+  }
   ctx.stats.inc("requests");
   try {
-    return await ctx.downloader.fetch(request, {
+    const response = await ctx.downloader.fetch(request, {
       signal: ctx.signal,
       checkRedirect: (target) => checkRedirect(ctx, request, target),
     });
+    if (ctx.cache && HttpCache.keeps(response)) {
+      // A cache that cannot be written is worth a warning, not a failed request: the page itself is here.
+      await ctx.cache.put(request, response).then(
+        () => ctx.stats.inc("cache_stores"),
+        (error) => ctx.log.warning(`could not keep ${request.url} in the cache: ${(error as Error).message}`),
+      );
+    }
+    return response;
   } catch (error) {
     if (error instanceof FetchError || error instanceof RedirectRefused) return error;
     return new FetchError("network", (error as Error)?.message ?? String(error), { cause: error });

@@ -14,8 +14,8 @@ export interface FetchedResponse {
   redirects: string[];
   /** Seconds from sending the request to the end of the body. */
   latency: number;
-  /** Where it came from: the network, or a middleware that answered the request itself. */
-  source: "network" | "middleware";
+  /** Where it came from: the network, the HTTP cache (`cache` setting), or a middleware that answered it itself. */
+  source: "network" | "cache" | "middleware";
 }
 
 /** Builds a response a middleware can answer a request with, instead of fetching it. */

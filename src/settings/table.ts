@@ -269,8 +269,8 @@ const TABLE = {
     cli: "cache",
     type: "string",
     nullable: true,
+    emptyIsMistake: true,
     default: null,
-    unavailable: true,
     doc: "Directory of cached responses that later runs are answered from",
   }),
   deltafetch: setting<string | null>({

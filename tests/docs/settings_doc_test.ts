@@ -33,11 +33,11 @@ Deno.test("settings whose feature is not built are marked not available yet, and
   const page = settingsMarkdown();
   const entryOf = (cli: string) =>
     page.split("\n- ").find((part) => part.startsWith(`**\`${cli}\`**`))!.replace(/\s+/g, " ");
-  for (const cli of ["checkpoint", "cache", "deltafetch", "warc", "har", "workers", "browser_tabs"]) {
+  for (const cli of ["checkpoint", "deltafetch", "warc", "har", "workers", "browser_tabs"]) {
     assert.match(entryOf(cli), /Not available yet/, cli);
   }
   for (
-    const cli of ["concurrency", "per_domain", "max_items", "proxies", "stats_file", "progress", "queue", "queue_idle"]
+    const cli of ["concurrency", "per_domain", "max_items", "proxies", "stats_file", "progress", "queue", "cache"]
   ) {
     assert.doesNotMatch(entryOf(cli), /Not available yet/, cli);
   }

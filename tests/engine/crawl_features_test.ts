@@ -268,3 +268,30 @@ Deno.test("a plain 503 is retried as before and is no block", async () => {
     await site.close();
   }
 });
+
+Deno.test("with a cache directory a second run is answered from the cache: same items, no request to the site", async () => {
+  const site = await startFixtureSite({ books: 12 });
+  const dir = await Deno.makeTempDir({ prefix: "netweir-cache-" });
+  try {
+    const settings = { cache: `${dir}/http`, obeyRobotsTxt: false, retries: 0 };
+    const first = await crawl(new ShopSpider(site.url + "shop/"), settings);
+    const fetched = site.requests.length;
+    assert.equal(first.items.length, 12);
+    assert.equal(first.stats.cache_stores, fetched);
+
+    const second = await crawl(new ShopSpider(site.url + "shop/"), settings);
+    assert.equal(site.requests.length, fetched, "the second run asked the site for nothing");
+    assert.deepEqual(second.items.map((item) => item.url).sort(), first.items.map((item) => item.url).sort());
+    assert.equal(second.stats.cache_hits, fetched);
+    assert.equal(second.stats.requests ?? 0, 0);
+
+    // A server error is not kept: the next run asks again.
+    const flaky = new ListSpider([`${site.url}status/503`]);
+    await crawl(flaky, settings);
+    await crawl(flaky, settings);
+    assert.equal(site.hits("/status/503"), 2);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+    await site.close();
+  }
+});
