@@ -1,5 +1,6 @@
 /** What the parts of one crawl share. Owned by one Crawl object: two crawls never share a context. */
 import type { HttpCache } from "../fetch/cache.ts";
+import type { Deltafetch } from "./deltafetch.ts";
 import type { Downloader } from "../fetch/downloader.ts";
 import type { RobotsTxt } from "../fetch/robots.ts";
 import type { Frontier, Lease } from "../queue/frontier.ts";
@@ -27,6 +28,8 @@ export interface CrawlContext {
   readonly downloader: Downloader;
   /** The HTTP cache, when the `cache` setting names a directory. */
   readonly cache: HttpCache | undefined;
+  /** The deltafetch record, when the `deltafetch` setting names a file; opened when the crawl starts. */
+  deltafetch: Deltafetch | undefined;
   readonly robots: RobotsTxt | undefined;
   readonly slots: Slots;
   readonly admission: Admission;

@@ -90,6 +90,7 @@ export class Crawl {
       finish: (lease, yielded) => this.#finishLater(lease, yielded),
       downloader,
       cache: this.settings.cache === null ? undefined : new HttpCache(this.settings.cache),
+      deltafetch: undefined,
       robots: this.settings.obeyRobotsTxt
         ? new RobotsTxt(robotsFetcher(downloader), this.settings.userAgent)
         : undefined,
@@ -120,6 +121,11 @@ export class Crawl {
     const watchers = startWatchers(this, this.#frontier, this.#log);
     try {
       await this.#ctx.cache?.open();
+      if (this.settings.deltafetch !== null) {
+        // Loaded only here: a crawl without deltafetch never loads SQLite.
+        const { Deltafetch } = await import("./deltafetch.ts");
+        this.#ctx.deltafetch = await Deltafetch.open(this.settings.deltafetch);
+      }
       await this.#ctx.pipelines.open();
       const starting = this.#pushStartRequests().catch((error) => this.#fail(error));
       await this.#loop();
@@ -363,6 +369,7 @@ export class Crawl {
       ["close feeds", () => this.#ctx.sink.close()],
       ["close spider", async () => await this.spider.closed(this.#stopReason!)],
       ["close frontier", () => this.#frontier.close()],
+      ["close deltafetch", () => Promise.resolve(this.#ctx.deltafetch?.close())],
     ];
     for (const [what, step] of closing) {
       try {

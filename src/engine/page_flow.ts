@@ -304,6 +304,10 @@ async function finishWith(
           if (refusal) {
             ctx.stats.dropped(refusal.reason);
             ctx.log.debug(`dropped ${next.url} (${refusal.reason}: ${refusal.detail})`);
+          } else if (ctx.deltafetch?.has(next)) {
+            // Its page yielded items in an earlier run (or earlier in this one): deltafetch skips it.
+            ctx.stats.dropped("deltafetch");
+            ctx.log.debug(`dropped ${next.url} (deltafetch: scraped before)`);
           } else requests.push(next);
         } else items.push(output);
       }
@@ -322,6 +326,8 @@ async function finishWith(
     await ctx.sink.write(kept);
     ctx.stats.inc("items", kept.length);
   }
+  // Remembered once its items are written: a crawl that dies before that fetches the page again next time.
+  if (items.length > 0) ctx.deltafetch?.add(pending.request);
   ctx.finish(pending.lease, requests);
   return FINISHED;
 }

@@ -277,8 +277,8 @@ const TABLE = {
     cli: "deltafetch",
     type: "string",
     nullable: true,
+    emptyIsMistake: true,
     default: null,
-    unavailable: true,
     doc: "File remembering requests that yielded items; later runs skip them",
   }),
   warc: setting<string | null>({

@@ -295,3 +295,62 @@ Deno.test("with a cache directory a second run is answered from the cache: same 
     await site.close();
   }
 });
+
+Deno.test("deltafetch: a later run fetches only the item pages it has not scraped, and its listings every time", async () => {
+  const site = await startFixtureSite({ books: 30 });
+  const dir = await Deno.makeTempDir({ prefix: "netweir-deltafetch-" });
+  try {
+    const record = `${dir}/state/delta.db`;
+    const bookHits = () => site.requests.filter((request) => /\/catalogue\/[^/]+_\d+\//.test(request.path)).length;
+    // First run: stopped after a few books, as a crawl that found only some of them.
+    const first = await crawl(new ShopSpider(site.url + "shop/"), { deltafetch: record, maxItems: 5, concurrency: 1 });
+    assert.equal(first.items.length, 5);
+    const booksFirst = bookHits();
+
+    const second = await crawl(new ShopSpider(site.url + "shop/"), { deltafetch: record, concurrency: 2 });
+    assert.equal(second.items.length, 25, "the 25 books not scraped before");
+    assert.equal(new Set([...first.items, ...second.items].map((item) => item.url)).size, 30);
+    assert.equal((second.stats.dropped as Record<string, number>).deltafetch, 5);
+    assert.equal(bookHits() - booksFirst, 25, "no scraped book page fetched again");
+
+    const third = await crawl(new ShopSpider(site.url + "shop/"), { deltafetch: record });
+    assert.equal(third.items.length, 0);
+    assert.ok(Number(third.stats.pages) >= 2, "the listings were fetched again, to look for new books");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+    await site.close();
+  }
+});
+
+Deno.test("deltafetch never drops start requests, and meta deltafetch_key names a request instead of its URL", async () => {
+  const site = await startFixtureSite();
+  const dir = await Deno.makeTempDir({ prefix: "netweir-deltafetch-" });
+  try {
+    const record = `${dir}/delta.db`;
+    await crawl(new ListSpider([`${site.url}echo?a`]), { deltafetch: record, obeyRobotsTxt: false });
+    await crawl(new ListSpider([`${site.url}echo?a`]), { deltafetch: record, obeyRobotsTxt: false });
+    assert.equal(site.hits("/echo?a"), 2, "a start request is fetched every run");
+
+    class Keyed extends Spider {
+      override startUrls = [`${site.url}echo?start`];
+      override parse() {
+        return [1, 2].map((n) =>
+          new Request({ url: `${site.url}echo?n=${n}`, callback: this.item, meta: { deltafetch_key: "the-item" } })
+        );
+      }
+      item(page: Page) {
+        return { url: page.url };
+      }
+    }
+    const { items, stats } = await crawl(new Keyed(), { deltafetch: record, obeyRobotsTxt: false, concurrency: 1 });
+    // Both links share one key: the first scraped is remembered, and a second run drops both.
+    assert.ok(items.length >= 1);
+    const again = await crawl(new Keyed(), { deltafetch: record, obeyRobotsTxt: false });
+    assert.equal(again.items.length, 0);
+    assert.equal((again.stats.dropped as Record<string, number>).deltafetch, 2);
+    assert.ok(stats.finish_reason === "finished");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+    await site.close();
+  }
+});
