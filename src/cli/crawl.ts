@@ -40,8 +40,8 @@ export async function runCrawlCommand(options: CrawlCommandOptions): Promise<num
     overrides: Settings.fromPairs(options.settings),
   });
   refuseCloudOutputWithQueue(options.outputs.map((output) => output.path), settings.queue);
-  // The deltafetch record is SQLite, and Node would print an experimental-feature warning when it loads.
-  if (settings.deltafetch !== null) runtime.quietSqliteWarning();
+  // The deltafetch record and the checkpoint are SQLite, and Node would print an experimental-feature warning.
+  if (settings.deltafetch !== null || settings.checkpoint !== null) runtime.quietSqliteWarning();
   const targets = options.outputs.map((output) => parseFeedTarget(output.path, output.overwrite));
   const progressShown = settings.progress ?? runtime.stderrIsTerminal();
   const log = createLogger(settings.logLevel as LogLevel, (line) => {

@@ -80,6 +80,8 @@ export class Crawl {
     this.#stopGraceMs = options.stopGraceMs ?? STOP_GRACE_MS;
     spider.log = this.#log;
     this.#frontier.onFailure?.((error) => this.#fail(error));
+    const saved = this.#frontier.savedStats?.();
+    if (saved) this.stats.carryOn(saved);
     const downloader = new Downloader(this.settings, this.#log);
     this.#ctx = {
       spider,
@@ -368,6 +370,7 @@ export class Crawl {
       ["close pipelines", () => this.#ctx.pipelines.close()],
       ["close feeds", () => this.#ctx.sink.close()],
       ["close spider", async () => await this.spider.closed(this.#stopReason!)],
+      ["save stats", () => Promise.resolve(this.#frontier.saveStats?.(this.stats.toJSON()))],
       ["close frontier", () => this.#frontier.close()],
       ["close deltafetch", () => Promise.resolve(this.#ctx.deltafetch?.close())],
     ];

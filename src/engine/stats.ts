@@ -13,6 +13,23 @@ export class Stats {
   finishTime: Date | null = null;
   finishReason: string | null = null;
 
+  /**
+   * Starts from the counters of a record a previous run of the same crawl left (a checkpoint): counters, statuses
+   * and drops carry on; times and the finish reason are this run's own.
+   */
+  carryOn(saved: StatsRecord): void {
+    const own = new Set(["start_time", "finish_time", "finish_reason", "elapsed_seconds", "status", "dropped"]);
+    for (const [name, value] of Object.entries(saved)) {
+      if (!own.has(name) && typeof value === "number" && Number.isFinite(value)) this.inc(name, value);
+    }
+    for (const [code, count] of Object.entries((saved.status ?? {}) as Record<string, unknown>)) {
+      if (typeof count === "number") this.#statuses.set(Number(code), (this.#statuses.get(Number(code)) ?? 0) + count);
+    }
+    for (const [reason, count] of Object.entries((saved.dropped ?? {}) as Record<string, unknown>)) {
+      if (typeof count === "number") this.#dropped.set(reason, (this.#dropped.get(reason) ?? 0) + count);
+    }
+  }
+
   inc(name: string, by = 1): void {
     this.#counters.set(name, (this.#counters.get(name) ?? 0) + by);
   }

@@ -66,6 +66,10 @@ export interface Frontier {
   status(): Promise<FrontierStatus>;
   /** The store's own stats counters (pushed, leased, ...). */
   stats(): FrontierStats;
+  /** For a store that outlives the process (a checkpoint): the crawl's stats as the last run left them. */
+  savedStats?(): Record<string, unknown> | undefined;
+  /** For a store that outlives the process: keeps the crawl's stats for the next run. */
+  saveStats?(record: Record<string, unknown>): void;
   close(): Promise<void>;
   /**
    * For stores that can fail on their own (a shared queue that is lost): calls `handler` once, with the error, when

@@ -25,12 +25,20 @@ export function refuseCloudOutputWithQueue(outputs: readonly string[], queue: st
   }
 }
 
-/** Opens the shared queue when `settings.queue` names one (QueueError when it cannot be used); else undefined. */
+/**
+ * Opens the shared queue when `settings.queue` names one (QueueError when it cannot be used), or the checkpoint
+ * when `settings.checkpoint` names a directory; else undefined (the crawl keeps its queue in memory).
+ */
 export async function openFrontier(
   spider: Spider,
   settings: SettingValues,
   log: Logger,
 ): Promise<Frontier | undefined> {
+  if (settings.checkpoint !== null) {
+    // Loaded only here: a crawl without a checkpoint never loads SQLite.
+    const { CheckpointFrontier } = await import("./checkpoint.ts");
+    return await CheckpointFrontier.open({ dir: settings.checkpoint, spider, log });
+  }
   if (settings.queue === null) return undefined;
   return await RedisFrontier.open({
     url: settings.queue,

@@ -261,8 +261,8 @@ const TABLE = {
     cli: "checkpoint",
     type: "string",
     nullable: true,
+    emptyIsMistake: true,
     default: null,
-    unavailable: true,
     doc: "Directory keeping the queue, duplicate filter and stats, so the same command carries on",
   }),
   cache: setting<string | null>({

@@ -1,0 +1,232 @@
+/**
+ * The checkpoint store of the frontier (C19): `checkpoint: DIR` keeps the crawl's queue, duplicate filter, held
+ * requests and stats in DIR/frontier.db (SQLite), so that the same command, run again after a stop (Ctrl-C, a
+ * limit, a crash), carries on where the crawl was: nothing fetched twice that was finished, nothing lost that was
+ * not. A crawl that has run to its end finds everything seen and ends at once.
+ *
+ * Every step that changes the store is one transaction, as each is one script in Redis: a page is released in the
+ * same transaction that queues its links, so a crash at any point leaves either the page held (fetched again on
+ * the next run) or finished with its links queued. Requests are stored with the request codec the shared queue
+ * uses, so the same rule holds: a request's callbacks are the spider's methods, its meta and cbKwargs JSON.
+ */
+import { mkdir } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { DatabaseSync, type StatementSync } from "node:sqlite";
+import type { StatsRecord } from "../engine/stats.ts";
+import type { Request } from "../spider/request.ts";
+import type { Spider } from "../spider/spider.ts";
+import type { Logger } from "../spider/types.ts";
+import { decodeRequest, encodeRequest } from "./codec.ts";
+import { fingerprint } from "./fingerprint.ts";
+import type { Frontier, FrontierStats, FrontierStatus, Lease, LeaseOptions } from "./frontier.ts";
+
+/** How many waiting requests a lease looks at when it passes over busy hosts (as the memory store). */
+const LOOKAHEAD = 1000;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS seen (fp TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS queue (seq INTEGER PRIMARY KEY, priority REAL NOT NULL, host TEXT NOT NULL, json TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS queue_order ON queue (priority DESC, seq);
+CREATE TABLE IF NOT EXISTS held (id INTEGER PRIMARY KEY, seq INTEGER NOT NULL, priority REAL NOT NULL, host TEXT NOT NULL, json TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+`;
+
+export interface CheckpointOptions {
+  /** The checkpoint directory; created when missing. */
+  dir: string;
+  spider: Spider;
+  log: Logger;
+}
+
+export class CheckpointFrontier implements Frontier {
+  readonly #db: DatabaseSync;
+  readonly #spider: Spider;
+  readonly #log: Logger;
+  readonly #statements: Record<string, StatementSync>;
+  #pushed = 0;
+  #leased = 0;
+  #unqueueable = 0;
+  #closed = false;
+
+  private constructor(db: DatabaseSync, options: CheckpointOptions) {
+    this.#db = db;
+    this.#spider = options.spider;
+    this.#log = options.log;
+    db.exec(SCHEMA);
+    this.#statements = {
+      markSeen: db.prepare("INSERT OR IGNORE INTO seen (fp) VALUES (?)"),
+      enqueue: db.prepare("INSERT INTO queue (priority, host, json) VALUES (?, ?, ?)"),
+      head: db.prepare("SELECT seq, priority, host, json FROM queue ORDER BY priority DESC, seq LIMIT ?"),
+      dequeue: db.prepare("DELETE FROM queue WHERE seq = ?"),
+      hold: db.prepare("INSERT INTO held (seq, priority, host, json) VALUES (?, ?, ?, ?)"),
+      heldOne: db.prepare("SELECT seq, priority, host, json FROM held WHERE id = ?"),
+      release: db.prepare("DELETE FROM held WHERE id = ?"),
+      requeue: db.prepare("INSERT INTO queue (seq, priority, host, json) VALUES (?, ?, ?, ?)"),
+      count: db.prepare(
+        "SELECT (SELECT count(*) FROM queue) AS waiting, (SELECT count(*) FROM held) AS held, " +
+          "(SELECT count(*) FROM seen) AS seen",
+      ),
+      getMeta: db.prepare("SELECT value FROM meta WHERE key = ?"),
+      setMeta: db.prepare(
+        "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+      ),
+    };
+    this.#pushed = Number(this.#meta("pushed") ?? 0);
+    this.#leased = Number(this.#meta("leased") ?? 0);
+  }
+
+  /**
+   * Opens the checkpoint in `dir`. Requests a previous run held and never finished (it was stopped or died) go back
+   * to the queue, in their old places.
+   */
+  static async open(options: CheckpointOptions): Promise<CheckpointFrontier> {
+    const dir = resolve(options.dir);
+    await mkdir(dir, { recursive: true });
+    const db = new DatabaseSync(join(dir, "frontier.db"));
+    try {
+      // WAL with full sync: a transaction that returned is on disk, whatever happens to the process next.
+      db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;");
+      const frontier = new CheckpointFrontier(db, options);
+      const back = frontier.#transaction(() => {
+        const rows = db.prepare("SELECT seq, priority, host, json FROM held").all();
+        for (const row of rows) frontier.#statements.requeue.run(row.seq, row.priority, row.host, row.json);
+        db.exec("DELETE FROM held");
+        return rows.length;
+      });
+      if (back > 0) options.log.info(`checkpoint: ${back} requests the last run had not finished are queued again`);
+      return frontier;
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  }
+
+  #transaction<T>(body: () => T): T {
+    this.#db.exec("BEGIN IMMEDIATE");
+    try {
+      const result = body();
+      this.#db.exec("COMMIT");
+      return result;
+    } catch (error) {
+      this.#db.exec("ROLLBACK");
+      throw error;
+    }
+  }
+
+  #meta(key: string): string | undefined {
+    const row = this.#statements.getMeta.get(key) as { value: string } | undefined;
+    return row?.value;
+  }
+
+  /** Adds requests through the duplicate filter; inside a transaction. Returns how many went in. */
+  #add(requests: readonly Request[]): number {
+    let added = 0;
+    for (const request of requests) {
+      let json: string;
+      try {
+        json = encodeRequest(this.#spider, request);
+      } catch (error) {
+        if (!(error instanceof TypeError)) throw error;
+        this.#unqueueable++;
+        this.#log.error(`cannot keep ${request.url} in the checkpoint: ${error.message}`);
+        continue;
+      }
+      const fresh = Number(this.#statements.markSeen.run(fingerprint(request)).changes) === 1;
+      if (!fresh && !request.dontFilter) continue;
+      this.#statements.enqueue.run(request.priority, request.host, json);
+      added++;
+    }
+    this.#pushed += added;
+    this.#statements.setMeta.run("pushed", String(this.#pushed));
+    return added;
+  }
+
+  push(requests: readonly Request[]): Promise<number> {
+    return Promise.resolve(this.#transaction(() => this.#add(requests)));
+  }
+
+  lease(max: number, options: LeaseOptions = {}): Promise<Lease[]> {
+    if (max <= 0) return Promise.resolve([]);
+    const skipHost = options.skipHost;
+    const leases = this.#transaction(() => {
+      const rows = this.#statements.head.all(skipHost ? LOOKAHEAD : max) as Array<
+        { seq: number; priority: number; host: string; json: string }
+      >;
+      const out: Lease[] = [];
+      for (const row of rows) {
+        if (out.length >= max) break;
+        if (skipHost?.(row.host)) continue;
+        this.#statements.dequeue.run(row.seq);
+        const id = Number(this.#statements.hold.run(row.seq, row.priority, row.host, row.json).lastInsertRowid);
+        // Written by this store from a request the codec accepted: it decodes.
+        out.push({ id: String(id), request: decodeRequest(this.#spider, row.json) });
+      }
+      this.#leased += out.length;
+      this.#statements.setMeta.run("leased", String(this.#leased));
+      return out;
+    });
+    return Promise.resolve(leases);
+  }
+
+  finish(lease: Lease, yielded: readonly Request[]): Promise<void> {
+    this.#transaction(() => {
+      this.#add(yielded);
+      this.#statements.release.run(Number(lease.id));
+    });
+    return Promise.resolve();
+  }
+
+  giveBack(leases: readonly Lease[]): Promise<void> {
+    this.#transaction(() => {
+      for (const lease of leases) {
+        const row = this.#statements.heldOne.get(Number(lease.id)) as
+          | { seq: number; priority: number; host: string; json: string }
+          | undefined;
+        if (!row) continue;
+        // Its old sequence number puts it back where it was: ahead of everything queued after it.
+        this.#statements.requeue.run(row.seq, row.priority, row.host, row.json);
+        this.#statements.release.run(Number(lease.id));
+      }
+    });
+    return Promise.resolve();
+  }
+
+  ended(): Promise<boolean> {
+    const { waiting, held } = this.#counts();
+    return Promise.resolve(waiting === 0 && held === 0);
+  }
+
+  #counts(): { waiting: number; held: number; seen: number } {
+    const row = this.#statements.count.get() as { waiting: number; held: number; seen: number };
+    return { waiting: Number(row.waiting), held: Number(row.held), seen: Number(row.seen) };
+  }
+
+  status(): Promise<FrontierStatus> {
+    const { waiting, held, seen } = this.#counts();
+    return Promise.resolve({ waiting, held, processes: 1, seen, queued: this.#pushed });
+  }
+
+  /** pushed and leased, over every run of the checkpoint; `dropped.unqueueable` once any were. */
+  stats(): FrontierStats {
+    const stats: FrontierStats = { pushed: this.#pushed, leased: this.#leased };
+    if (this.#unqueueable > 0) stats["dropped.unqueueable"] = this.#unqueueable;
+    return stats;
+  }
+
+  /** The crawl's stats as the last run left them, to carry on from; undefined on a first run. */
+  savedStats(): StatsRecord | undefined {
+    const text = this.#meta("stats");
+    return text === undefined ? undefined : JSON.parse(text);
+  }
+
+  /** Keeps the crawl's stats for the next run. */
+  saveStats(record: StatsRecord): void {
+    this.#statements.setMeta.run("stats", JSON.stringify(record));
+  }
+
+  close(): Promise<void> {
+    if (!this.#closed) this.#db.close();
+    this.#closed = true;
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,91 @@
+/** `netweir crawl -s checkpoint=DIR`: stopped with Ctrl-C, the same command carries on; nothing is fetched twice. */
+import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { startFixtureSite } from "../helpers/fixture_site.ts";
+import { startCli } from "../helpers/cli.ts";
+import { fixture, runCli, withTempDir } from "./_run.ts";
+
+const SPIDER = fixture("shop_spider.ts");
+
+function jsonLines(text: string): Array<Record<string, unknown>> {
+  return text.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line));
+}
+
+Deno.test("a crawl with a checkpoint stopped by SIGINT carries on when run again: every book once", async () => {
+  const books = 40;
+  const site = await startFixtureSite({ books });
+  try {
+    await withTempDir(async (dir) => {
+      const items = join(dir, "items.jsonl");
+      const stats = join(dir, "stats.json");
+      const args = [
+        "crawl",
+        SPIDER,
+        "-a",
+        `site=${site.url}shop/`,
+        "-o",
+        items,
+        "--stats-file",
+        stats,
+        "-s",
+        `checkpoint=${join(dir, "state")}`,
+        "-s",
+        "concurrency=1",
+        "-s",
+        "min_delay=0.05",
+        "-s",
+        "autothrottle=false",
+      ];
+      const first = startCli(args);
+      // Stopped part-way: once some books are in the file.
+      for (;;) {
+        const written = await readFile(items, "utf8").then(jsonLines, () => []);
+        if (written.length >= 10) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      await first.kill("SIGINT");
+      const stopped = await first.wait();
+      assert.equal(stopped.code, 130, stopped.stderr);
+      const afterFirst = jsonLines(await readFile(items, "utf8")).length;
+      assert.ok(afterFirst < books, `the first run was not stopped part-way (${afterFirst} items)`);
+      const pagesFetched = site.requests.filter((request) => request.path.startsWith("/shop/")).length;
+
+      const second = await runCli(args);
+      assert.equal(second.code, 0, second.stderr);
+      const urls = jsonLines(await readFile(items, "utf8")).map((item) => item.url);
+      assert.equal(urls.length, books, "every book, across both runs");
+      assert.equal(new Set(urls).size, books, "no book twice");
+      const fetched = site.requests.filter((request) => request.path.startsWith("/shop/")).map((r) => r.path);
+      // At most the page in flight at the stop is fetched again.
+      assert.ok(
+        fetched.length - new Set(fetched).size <= 1,
+        `fetched again: ${fetched.length - new Set(fetched).size}`,
+      );
+      assert.ok(fetched.length > pagesFetched, "the second run fetched the rest");
+      const totals = JSON.parse(await readFile(stats, "utf8"));
+      assert.equal(totals.items, books, "the stats carry on from the first run");
+      assert.equal(totals.finish_reason, "finished");
+
+      // A third run finds everything done.
+      const third = await runCli(args);
+      assert.equal(third.code, 0, third.stderr);
+      assert.equal(jsonLines(await readFile(items, "utf8")).length, books);
+    });
+  } finally {
+    await site.close();
+  }
+});
+
+Deno.test("a checkpoint directory that cannot be made exits 1 with one line, and an empty one is refused", async () => {
+  await withTempDir(async (dir) => {
+    const file = join(dir, "a-file");
+    await Deno.writeTextFile(file, "x");
+    const result = await runCli(["crawl", SPIDER, "-s", `checkpoint=${join(file, "state")}`]);
+    assert.equal(result.code, 1);
+    assert.equal(result.stderr.trim().split("\n").length, 1, result.stderr);
+    const empty = await runCli(["crawl", SPIDER, "-s", "checkpoint="]);
+    assert.equal(empty.code, 2);
+    assert.equal(empty.stderr, "netweir: setting checkpoint must not be empty\n");
+  });
+});

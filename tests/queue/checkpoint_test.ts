@@ -1,0 +1,96 @@
+/** The checkpoint store against a real SQLite file: what a run leaves, the next one carries on from. */
+import assert from "node:assert/strict";
+import { CheckpointFrontier } from "../../src/queue/checkpoint.ts";
+import type { Page } from "../../src/spider/page.ts";
+import { Request } from "../../src/spider/request.ts";
+import { Spider } from "../../src/spider/spider.ts";
+import { createLogger } from "../../src/log.ts";
+
+class Books extends Spider {
+  parseBook(_page: Page) {}
+}
+
+const url = (n: number | string) => `http://127.0.0.1:9/page/${n}`;
+
+async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "netweir-checkpoint-" });
+  try {
+    await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+function open(dir: string, lines: string[] = []) {
+  return CheckpointFrontier.open({
+    dir: `${dir}/state`,
+    spider: new Books(),
+    log: createLogger("debug", (line) => void lines.push(line)),
+  });
+}
+
+Deno.test("a checkpoint keeps priority order, first in first out, and a duplicate filter", async () => {
+  await withDir(async (dir) => {
+    const frontier = await open(dir);
+    try {
+      assert.equal(await frontier.push([new Request({ url: url(1) }), new Request({ url: url(2), priority: 5 })]), 2);
+      assert.equal(await frontier.push([new Request({ url: url(1) })]), 0, "seen before");
+      assert.equal(await frontier.push([new Request({ url: url(1), dontFilter: true })]), 1);
+      const leases = await frontier.lease(10);
+      assert.deepEqual(leases.map((lease) => lease.request.url), [url(2), url(1), url(1)]);
+      assert.deepEqual(await frontier.status(), { waiting: 0, held: 3, processes: 1, seen: 2, queued: 3 });
+      for (const lease of leases) await frontier.finish(lease, []);
+      assert.equal(await frontier.ended(), true);
+    } finally {
+      await frontier.close();
+    }
+  });
+});
+
+Deno.test("what a run held and never finished is queued again in its place by the next run; the rest carries on", async () => {
+  await withDir(async (dir) => {
+    const first = await open(dir);
+    await first.push([1, 2, 3].map((n) => new Request({ url: url(n) })));
+    const [one, two] = await first.lease(2);
+    await first.finish(one, [new Request({ url: url("from-1"), callback: new Books().parseBook, meta: { a: 1 } })]);
+    first.saveStats({ pages: 1, items: 4, status: { "200": 1 }, dropped: { offsite: 2 } });
+    // The process dies here: `two` is held, never finished. Closing without giving back is what a kill leaves.
+    await first.close();
+    void two;
+
+    const lines: string[] = [];
+    const second = await open(dir, lines);
+    try {
+      assert.ok(lines.some((line) => /1 requests the last run had not finished are queued again/.test(line)));
+      const leases = await second.lease(10);
+      assert.deepEqual(leases.map((lease) => lease.request.url), [url(2), url(3), url("from-1")]);
+      const carried = leases[2].request;
+      assert.equal(carried.callback, "parseBook");
+      assert.deepEqual(carried.meta, { a: 1 });
+      assert.equal(await second.push([new Request({ url: url(1) })]), 0, "the filter survived");
+      assert.deepEqual(second.savedStats(), { pages: 1, items: 4, status: { "200": 1 }, dropped: { offsite: 2 } });
+      assert.deepEqual(second.stats(), { pushed: 4, leased: 5 });
+    } finally {
+      await second.close();
+    }
+  });
+});
+
+Deno.test("given-back requests go back to their place, and a request that cannot be kept is dropped with an error", async () => {
+  await withDir(async (dir) => {
+    const lines: string[] = [];
+    const frontier = await open(dir, lines);
+    try {
+      await frontier.push([1, 2, 3].map((n) => new Request({ url: url(n) })));
+      const [first] = await frontier.lease(1);
+      await frontier.giveBack([first]);
+      assert.deepEqual((await frontier.lease(3)).map((lease) => lease.request.url), [url(1), url(2), url(3)]);
+      const arrow = new Request({ url: url("x"), callback: () => undefined });
+      assert.equal(await frontier.push([arrow]), 0);
+      assert.equal(frontier.stats()["dropped.unqueueable"], 1);
+      assert.ok(lines.some((line) => /cannot keep .* in the checkpoint/.test(line)));
+    } finally {
+      await frontier.close();
+    }
+  });
+});
