@@ -12,6 +12,7 @@
 import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
+import { inTransaction } from "../sqlite.ts";
 import type { StatsRecord } from "../engine/stats.ts";
 import type { Request } from "../spider/request.ts";
 import type { Spider } from "../spider/spider.ts";
@@ -102,15 +103,7 @@ export class CheckpointFrontier implements Frontier {
   }
 
   #transaction<T>(body: () => T): T {
-    this.#db.exec("BEGIN IMMEDIATE");
-    try {
-      const result = body();
-      this.#db.exec("COMMIT");
-      return result;
-    } catch (error) {
-      this.#db.exec("ROLLBACK");
-      throw error;
-    }
+    return inTransaction(this.#db, body);
   }
 
   #meta(key: string): string | undefined {

@@ -4,6 +4,7 @@
  * (WAL with synchronous=FULL), so a service killed at any point restarts with the table as it last said it was.
  */
 import { DatabaseSync, type SQLOutputValue } from "node:sqlite";
+import { inTransaction } from "../sqlite.ts";
 import { JobExistsError, type JobOutcome, type JobRecord, type JobState, type NewJob } from "./types.ts";
 
 /** How many jobs are in each state. */
@@ -208,14 +209,6 @@ export class JobStore {
   }
 
   #transaction<T>(body: () => T): T {
-    this.#db.exec("BEGIN IMMEDIATE");
-    try {
-      const result = body();
-      this.#db.exec("COMMIT");
-      return result;
-    } catch (error) {
-      this.#db.exec("ROLLBACK");
-      throw error;
-    }
+    return inTransaction(this.#db, body);
   }
 }
