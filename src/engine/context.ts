@@ -1,5 +1,6 @@
 /** What the parts of one crawl share. Owned by one Crawl object: two crawls never share a context. */
 import type { HttpCache } from "../fetch/cache.ts";
+import type { Archives } from "../output/archives.ts";
 import type { Deltafetch } from "./deltafetch.ts";
 import type { Downloader } from "../fetch/downloader.ts";
 import type { RobotsTxt } from "../fetch/robots.ts";
@@ -30,6 +31,8 @@ export interface CrawlContext {
   readonly cache: HttpCache | undefined;
   /** The deltafetch record, when the `deltafetch` setting names a file; opened when the crawl starts. */
   deltafetch: Deltafetch | undefined;
+  /** The WARC and HAR files, when `warc` or `har` name one; opened when the crawl starts. */
+  archives: Archives | undefined;
   readonly robots: RobotsTxt | undefined;
   readonly slots: Slots;
   readonly admission: Admission;

@@ -3,6 +3,8 @@
  * two crawls in one process share nothing. `run()` resolves with the final stats once everything is closed.
  */
 import { HttpCache } from "../fetch/cache.ts";
+import { Archives } from "../output/archives.ts";
+import { VERSION } from "../version.ts";
 import { Downloader } from "../fetch/downloader.ts";
 import { RobotsTxt } from "../fetch/robots.ts";
 import { createLogger, type LogLevel } from "../log.ts";
@@ -93,6 +95,7 @@ export class Crawl {
       downloader,
       cache: this.settings.cache === null ? undefined : new HttpCache(this.settings.cache),
       deltafetch: undefined,
+      archives: undefined,
       robots: this.settings.obeyRobotsTxt
         ? new RobotsTxt(robotsFetcher(downloader), this.settings.userAgent)
         : undefined,
@@ -127,6 +130,9 @@ export class Crawl {
         // Loaded only here: a crawl without deltafetch never loads SQLite.
         const { Deltafetch } = await import("./deltafetch.ts");
         this.#ctx.deltafetch = await Deltafetch.open(this.settings.deltafetch);
+      }
+      if (this.settings.warc !== null || this.settings.har !== null) {
+        this.#ctx.archives = await Archives.open({ warc: this.settings.warc, har: this.settings.har }, VERSION);
       }
       await this.#ctx.pipelines.open();
       const starting = this.#pushStartRequests().catch((error) => this.#fail(error));
@@ -369,6 +375,7 @@ export class Crawl {
       ["give back requests", () => this.#frontier.giveBack(leftover)],
       ["close pipelines", () => this.#ctx.pipelines.close()],
       ["close feeds", () => this.#ctx.sink.close()],
+      ["close archives", async () => await this.#ctx.archives?.close()],
       ["close spider", async () => await this.spider.closed(this.#stopReason!)],
       ["save stats", () => Promise.resolve(this.#frontier.saveStats?.(this.stats.toJSON()))],
       ["close frontier", () => this.#frontier.close()],
@@ -379,7 +386,7 @@ export class Crawl {
         await step();
       } catch (error) {
         this.#log.error(`failed to ${what}: ${(error as Error)?.message ?? error}`);
-        if (what === "close feeds" || what === "give back requests") this.#fatal ??= error;
+        if (what === "close feeds" || what === "close archives" || what === "give back requests") this.#fatal ??= error;
       }
     }
     this.#ctx.downloader.close();

@@ -152,6 +152,13 @@ export async function processPending(ctx: CrawlContext, pending: Pending): Promi
     if (ctx.signal.aborted) return ABANDONED;
     outcome = await download(ctx, pending.request);
     if (ctx.signal.aborted) return ABANDONED;
+    if (ctx.archives && !(outcome instanceof Error) && outcome.source === "network") {
+      // A write that fails fails the crawl, as a feed's does: an archive with holes would pass for whole.
+      const sentBody = outcome.sent?.method === "GET" || outcome.sent?.method === "HEAD"
+        ? undefined
+        : pending.request.body;
+      await ctx.archives.add({ response: outcome, requestBody: sentBody });
+    }
     if (outcome instanceof FetchError || outcome instanceof RedirectRefused) closeSlot(0, 0);
     else {
       closeSlot(outcome.latency, outcome.status, retryAfterSeconds(outcome));

@@ -251,6 +251,7 @@ export class Downloader {
         redirects,
         latency: 0,
         source: "network",
+        sent: { method, headers },
       };
     }
   }

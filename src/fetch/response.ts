@@ -16,6 +16,8 @@ export interface FetchedResponse {
   latency: number;
   /** Where it came from: the network, the HTTP cache (`cache` setting), or a middleware that answered it itself. */
   source: "network" | "cache" | "middleware";
+  /** For a response from the network: the method and headers of the last request sent (after redirects). */
+  sent?: { method: string; headers: Headers };
 }
 
 /** Builds a response a middleware can answer a request with, instead of fetching it. */

@@ -285,16 +285,16 @@ const TABLE = {
     cli: "warc",
     type: "string",
     nullable: true,
+    emptyIsMistake: true,
     default: null,
-    unavailable: true,
     doc: "WARC file of everything fetched (.warc.gz compresses each record)",
   }),
   har: setting<string | null>({
     cli: "har",
     type: "string",
     nullable: true,
+    emptyIsMistake: true,
     default: null,
-    unavailable: true,
     doc: "HAR 1.2 file of everything fetched",
   }),
   workers: setting<number>({

@@ -33,7 +33,7 @@ Deno.test("settings whose feature is not built are marked not available yet, and
   const page = settingsMarkdown();
   const entryOf = (cli: string) =>
     page.split("\n- ").find((part) => part.startsWith(`**\`${cli}\`**`))!.replace(/\s+/g, " ");
-  for (const cli of ["warc", "har", "workers", "browser_tabs"]) {
+  for (const cli of ["workers", "browser_tabs"]) {
     assert.match(entryOf(cli), /Not available yet/, cli);
   }
   for (

@@ -354,3 +354,47 @@ Deno.test("deltafetch never drops start requests, and meta deltafetch_key names 
     await site.close();
   }
 });
+
+Deno.test("warc and har archive every page fetched from the network, bodies decompressed", async () => {
+  const site = await startFixtureSite({ books: 3 });
+  const dir = await Deno.makeTempDir({ prefix: "netweir-archives-" });
+  try {
+    const warc = `${dir}/crawl.warc.gz`;
+    const har = `${dir}/crawl.har`;
+    const spider = new ListSpider([`${site.url}echo?a=1`, `${site.url}gzip`, `${site.url}status/404`]);
+    await crawl(spider, { warc, har, obeyRobotsTxt: false, retries: 0 });
+
+    // WARC: gzip members one per record; a warcinfo, then a response and a request record per fetch.
+    const { gunzipSync } = await import("node:zlib");
+    const text = new TextDecoder().decode(gunzipSync(await Deno.readFile(warc)));
+    const records = text.split(/(?=WARC\/1\.1\r\n)/).filter((record) => record.startsWith("WARC/1.1"));
+    const types = records.map((record) => /WARC-Type: (\w+)/.exec(record)![1]);
+    assert.deepEqual(types.filter((type) => type === "response").length, 3);
+    assert.deepEqual(types.filter((type) => type === "request").length, 3);
+    assert.equal(types[0], "warcinfo");
+    for (const record of records) {
+      const [head, ...rest] = record.split("\r\n\r\n");
+      const declared = Number(/Content-Length: (\d+)/.exec(head)![1]);
+      const block = new TextEncoder().encode(rest.join("\r\n\r\n"));
+      assert.equal(block.byteLength - 4, declared, "a record's Content-Length is its block, before the closing CRLFs");
+    }
+    const gzipped = records.find((record) =>
+      /WARC-Target-URI: .*\/gzip\r\n/.test(record) && /msgtype=response/.test(record)
+    )!;
+    assert.doesNotMatch(gzipped, /content-encoding/i, "the body is archived decompressed");
+    assert.match(gzipped, /HTTP\/1\.1 200 OK/);
+
+    // HAR: one entry per fetch, with request headers as sent and the response body as text.
+    const log = JSON.parse(await Deno.readTextFile(har)).log;
+    assert.equal(log.version, "1.2");
+    assert.equal(log.entries.length, 3);
+    const statuses = log.entries.map((entry: { response: { status: number } }) => entry.response.status).sort();
+    assert.deepEqual(statuses, [200, 200, 404]);
+    const echo = log.entries.find((entry: { request: { url: string } }) => entry.request.url.includes("echo"));
+    assert.ok(echo.request.headers.some((h: { name: string }) => h.name.toLowerCase() === "user-agent"));
+    assert.deepEqual(echo.request.queryString, [{ name: "a", value: "1" }]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+    await site.close();
+  }
+});

@@ -186,16 +186,14 @@ Deno.test("a symlink in the data directory that points outside is refused, follo
 Deno.test("a relative file setting passes confinement and meets the crawl's own check", async () => {
   await withTempDir(async (dir) => {
     const data = servePaths(dir).dataDir("shop");
-    for (const key of ["checkpoint", "cache", "deltafetch"]) {
+    for (const key of ["checkpoint", "cache", "deltafetch", "warc", "har"]) {
       const job = await schedule([...BOOKS, ["setting", `${key}=books/state`]], dir);
       assert.deepEqual(job.settings, [`${key}=${join(data, "books", "state")}`]);
     }
-    for (const key of ["warc", "har"]) {
-      await refused([...BOOKS, ["setting", `${key}=books/state`]], new RegExp(`^${key} is not available yet$`), dir);
-    }
     // Before the data directory exists as well as after.
     await mkdir(data, { recursive: true });
-    await refused([...BOOKS, ["setting", "warc=books"]], /^warc is not available yet$/, dir);
+    const job = await schedule([...BOOKS, ["setting", "warc=books.warc.gz"]], dir);
+    assert.deepEqual(job.settings, [`warc=${join(data, "books.warc.gz")}`]);
   });
 });
 

@@ -139,9 +139,9 @@ Deno.test("a setting that is not available yet is refused when a profile gives i
     () =>
       resolveCrawlSettings({
         overrides: new Settings({ profile: "archive" }),
-        profiles: { archive: { warc: "/tmp/out.warc" } },
+        profiles: { archive: { browserPath: "/usr/bin/chromium" } },
       }),
-    refusedWith("warc", /warc is not available yet/),
+    refusedWith("browser_path", /browser_path is not available yet/),
   );
 });
 
