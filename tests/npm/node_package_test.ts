@@ -62,6 +62,41 @@ Deno.test("the npm package, packed and installed, runs on Node 22: version, list
   }
 });
 
+Deno.test("on Node 22 a checkpoint carries on, deltafetch and the cache remember, and WARC and HAR are written", async () => {
+  const site = await startFixtureSite({ books: 30 });
+  const pkg = await installBuiltPackage();
+  try {
+    await writeFile(join(pkg.dir, "shop.mjs"), MJS_SPIDER);
+    const out = join(pkg.dir, "items.jsonl");
+    const args = (maxItems: number) => [
+      "crawl",
+      "shop.mjs",
+      "-a",
+      `site=${site.url}shop/`,
+      "-o",
+      out,
+      ...["checkpoint=state", "deltafetch=state/delta.db", "cache=cache", "warc=crawl.warc.gz", "har=crawl.har"]
+        .flatMap((setting) => ["-s", setting]),
+      "-s",
+      `max_items=${maxItems}`,
+    ];
+    const first = await pkg.netweir(args(10));
+    assert.equal(first.code, 0, first.stderr);
+    assert.doesNotMatch(first.stderr, /ExperimentalWarning/, "Node's SQLite warning reached the user");
+    const second = await pkg.netweir(args(1000));
+    assert.equal(second.code, 0, second.stderr);
+    const urls = (await readFile(out, "utf8")).trim().split("\n").map((line) => JSON.parse(line).url);
+    assert.equal(urls.length, 30, "the checkpoint carried on to every book");
+    assert.equal(new Set(urls).size, 30, "no book twice");
+    const har = JSON.parse(await readFile(join(pkg.dir, "crawl.har"), "utf8"));
+    assert.ok(har.log.entries.length > 0, "the second run's fetches are in its HAR");
+    assert.ok((await readFile(join(pkg.dir, "crawl.warc.gz"))).byteLength > 0);
+  } finally {
+    await pkg.remove();
+    await site.close();
+  }
+});
+
 Deno.test("the npm build uses no Deno global and leaves Deno's runtime file out", async () => {
   const pkg = await installBuiltPackage();
   try {
