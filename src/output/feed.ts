@@ -21,7 +21,7 @@ export interface Feed {
 }
 
 /** The formats a feed can be written in. */
-export type FeedFormatName = "jsonl" | "json" | "csv" | "xml";
+export type FeedFormatName = "jsonl" | "json" | "csv" | "xml" | "parquet";
 
 /** How to open a feed. */
 export interface FeedOptions {

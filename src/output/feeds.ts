@@ -10,6 +10,7 @@ import type { Feed, FeedFormat, FeedFormatName } from "./feed.ts";
 import { checkFeedPath } from "./feed_file.ts";
 import { jsonFormat } from "./json.ts";
 import { jsonlFormat } from "./jsonl.ts";
+import { parquetFormat } from "./parquet.ts";
 import { xmlFormat } from "./xml.ts";
 
 /** The formats by name. */
@@ -18,6 +19,7 @@ export const FEED_FORMATS: Readonly<Record<FeedFormatName, FeedFormat>> = {
   json: jsonFormat,
   csv: csvFormat,
   xml: xmlFormat,
+  parquet: parquetFormat,
 };
 
 /** One `-o`/`-O` argument, parsed. */
@@ -42,9 +44,6 @@ export function parseFeedTarget(path: string, overwrite: boolean): FeedTarget {
   const extension = extname(path).toLowerCase();
   const format = Object.values(FEED_FORMATS).find((candidate) => candidate.extensions.includes(extension));
   if (format) return { path, format: format.name, overwrite };
-  if (extension === ".parquet") {
-    throw new UsageError(`parquet output is not available yet: ${path} (supported: ${supportedExtensions()})`);
-  }
   const what = extension === "" ? "has no extension" : `has an unsupported extension ${extension}`;
   throw new UsageError(`output ${path} ${what}; supported: ${supportedExtensions()}`);
 }

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { parquetReadObjects } from "hyparquet";
 import { startFixtureSite } from "../helpers/fixture_site.ts";
 import { startCli } from "../helpers/cli.ts";
 import { fixture, runCli, withTempDir } from "./_run.ts";
@@ -28,6 +29,8 @@ Deno.test("netweir crawl writes every item to each -o file, by extension", async
         join(dir, "items.csv"),
         "-o",
         join(dir, "items.xml"),
+        "-o",
+        join(dir, "items.parquet"),
         "-s",
         "min_delay=0",
         "--stats-file",
@@ -41,6 +44,10 @@ Deno.test("netweir crawl writes every item to each -o file, by extension", async
       assert.equal(csv[0], "title,price,url");
       assert.equal(csv.length, 31);
       assert.equal(((await readFile(join(dir, "items.xml"), "utf8")).match(/<item>/g) ?? []).length, 30);
+      const parquet = new Uint8Array(await readFile(join(dir, "items.parquet"))).buffer as ArrayBuffer;
+      const rows = await parquetReadObjects({ file: parquet });
+      assert.deepEqual(Object.keys(rows[0]), ["title", "price", "url"]);
+      assert.equal(new Set(rows.map((row) => row.url)).size, 30);
       const stats = JSON.parse(await readFile(join(dir, "stats.json"), "utf8"));
       assert.equal(stats.finish_reason, "finished");
       assert.equal(stats.items, 30);

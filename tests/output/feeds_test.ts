@@ -28,11 +28,11 @@ Deno.test("an output path's format comes from its extension in any case", () => 
 });
 
 Deno.test("an output path with an unknown extension or none is refused with the supported ones listed", () => {
-  const supported = /\.jsonl, \.jl, \.json, \.csv, \.xml/;
+  const supported = /\.jsonl, \.jl, \.json, \.csv, \.xml, \.parquet/;
   assert.throws(() => parseFeedTarget("items.txt", false), usageError(/items\.txt.*\.txt/));
   assert.throws(() => parseFeedTarget("items.txt", false), usageError(supported));
   assert.throws(() => parseFeedTarget("items", false), usageError(/items has no extension.*\.jsonl/));
-  assert.throws(() => parseFeedTarget("items.parquet", false), usageError(/parquet output is not available yet/));
+  assert.equal(parseFeedTarget("items.parquet", false).format, "parquet");
   assert.throws(() => parseFeedTarget("", false), UsageError);
 });
 
