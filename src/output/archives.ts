@@ -39,6 +39,19 @@ const STATUS_TEXT: Record<number, string> = {
   504: "Gateway Timeout",
 };
 
+/**
+ * Request headers whose values are credentials: archived as "[redacted]". An archive is a file that gets shared;
+ * a login in it would outlive the crawl.
+ */
+const SECRET_HEADERS = new Set(["authorization", "proxy-authorization"]);
+
+/** The headers a request was sent with, credentials redacted. */
+function sentHeaders(response: FetchedResponse): Array<[string, string]> {
+  return [...(response.sent?.headers ?? [])].map(([name, value]) =>
+    SECRET_HEADERS.has(name.toLowerCase()) ? [name, "[redacted]"] : [name, value]
+  );
+}
+
 /** Headers that described the bytes on the wire rather than the body archived. */
 const WIRE_HEADERS = new Set(["content-encoding", "transfer-encoding", "content-length"]);
 
@@ -71,7 +84,7 @@ function httpRequest(exchange: Exchange): Uint8Array {
   const { response } = exchange;
   const url = new URL(response.url);
   const method = response.sent?.method ?? response.request.method;
-  const headers = response.sent ? [...response.sent.headers] : [];
+  const headers = sentHeaders(response);
   if (!headers.some(([name]) => name.toLowerCase() === "host")) headers.unshift(["host", url.host]);
   const head = `${method} ${requestTarget(url)} HTTP/1.1\r\n` +
     headers.map(([name, value]) => `${name}: ${value}\r\n`).join("") + "\r\n";
@@ -186,7 +199,7 @@ class HarArchive implements Archive {
         url: response.url,
         httpVersion: "HTTP/1.1",
         cookies: [],
-        headers: pairs(response.sent?.headers ?? []),
+        headers: pairs(sentHeaders(response)),
         queryString: [...url.searchParams].map(([name, value]) => ({ name, value })),
         ...(exchange.requestBody === undefined
           ? {}
