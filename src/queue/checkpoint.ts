@@ -85,8 +85,12 @@ export class CheckpointFrontier implements Frontier {
     await mkdir(dir, { recursive: true });
     const db = new DatabaseSync(join(dir, "frontier.db"));
     try {
+      // One crawl per checkpoint: two would each put back what the other holds. Exclusive locking mode keeps the
+      // write lock from the first transaction until the connection closes (the kernel drops it if the process
+      // dies), and busy_timeout 0 makes a second crawl fail at once rather than wait.
       // WAL with full sync: a transaction that returned is on disk, whatever happens to the process next.
-      db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;");
+      db.exec("PRAGMA busy_timeout = 0; PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = WAL;");
+      db.exec("PRAGMA synchronous = FULL; BEGIN IMMEDIATE; COMMIT;");
       const frontier = new CheckpointFrontier(db, options);
       const back = frontier.#transaction(() => {
         const rows = db.prepare("SELECT seq, priority, host, json FROM held").all();
@@ -98,6 +102,9 @@ export class CheckpointFrontier implements Frontier {
       return frontier;
     } catch (error) {
       db.close();
+      if (error instanceof Error && /database is locked|SQLITE_BUSY/i.test(error.message)) {
+        throw new Error(`checkpoint ${dir} is in use by another crawl; one crawl per checkpoint directory`);
+      }
       throw error;
     }
   }

@@ -1,9 +1,13 @@
 /** `netweir crawl -s checkpoint=DIR`: stopped with Ctrl-C, the same command carries on; nothing is fetched twice. */
 import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { startFixtureSite } from "../helpers/fixture_site.ts";
 import { startCli } from "../helpers/cli.ts";
+import { CheckpointFrontier } from "../../src/queue/checkpoint.ts";
+import { createLogger } from "../../src/log.ts";
+import { Spider } from "../../src/spider/spider.ts";
 import { fixture, runCli, withTempDir } from "./_run.ts";
 
 const SPIDER = fixture("shop_spider.ts");
@@ -87,5 +91,28 @@ Deno.test("a checkpoint directory that cannot be made exits 1 with one line, and
     const empty = await runCli(["crawl", SPIDER, "-s", "checkpoint="]);
     assert.equal(empty.code, 2);
     assert.equal(empty.stderr, "netweir: setting checkpoint must not be empty\n");
+  });
+});
+
+Deno.test("a second crawl on a checkpoint another process holds exits 1 with one line, touching nothing", async () => {
+  await withTempDir(async (dir) => {
+    class Holder extends Spider {}
+    const state = join(dir, "state");
+    const held = await CheckpointFrontier.open({
+      dir: state,
+      spider: new Holder(),
+      log: createLogger("error", () => {}),
+    });
+    try {
+      const result = await runCli(["crawl", SPIDER, "-o", join(dir, "items.jsonl"), "-s", `checkpoint=${state}`]);
+      assert.equal(result.code, 1);
+      assert.match(
+        result.stderr,
+        /^netweir: checkpoint .*state is in use by another crawl; one crawl per checkpoint directory\n$/,
+      );
+      assert.equal(existsSync(join(dir, "items.jsonl")), false, "the output file was not created");
+    } finally {
+      await held.close();
+    }
   });
 });

@@ -94,3 +94,16 @@ Deno.test("given-back requests go back to their place, and a request that cannot
     }
   });
 });
+
+Deno.test("a checkpoint is one crawl's: a second one on the same directory is refused while the first has it", async () => {
+  await withDir(async (dir) => {
+    const first = await open(dir);
+    try {
+      await assert.rejects(open(dir), /checkpoint .* is in use by another crawl/);
+    } finally {
+      await first.close();
+    }
+    const after = await open(dir);
+    await after.close();
+  });
+});
