@@ -2,33 +2,22 @@
  * `netweir crawl FILE`: load the spider, layer its settings under `-s`, open the feeds, run the crawl, and turn
  * the outcome into an exit status. SIGINT or SIGTERM stops it cleanly; a second one stops it at once.
  */
-import { UsageError } from "../errors.ts";
 import { Crawl } from "../engine/crawl.ts";
 import { createLogger, type LogLevel } from "../log.ts";
 import { FeedSet, parseFeedTarget } from "../output/feeds.ts";
 import { runtime, type StopSignal } from "../runtime/mod.ts";
 import { resolveCrawlSettings } from "../settings/check.ts";
 import { Settings } from "../settings/settings.ts";
-import { spiderAttributeAllowed } from "../spider/callbacks.ts";
-import type { Spider } from "../spider/spider.ts";
 import { openFrontier, refuseCloudOutputWithQueue } from "../queue/open_frontier.ts";
 import type { CrawlCommandOptions } from "./crawl_options.ts";
 import { loadSpiders, pickSpider } from "./load_spiders.ts";
+import { applySpiderArgs } from "../spider/spider_args.ts";
+
+export { applySpiderArgs };
 import { spiderSettings } from "../spider/spider_settings.ts";
 
 /** Exit statuses of a crawl stopped by a signal, as a shell reports them. */
 const SIGNAL_EXIT: Record<StopSignal, number> = { SIGINT: 130, SIGTERM: 143 };
-
-/** Sets `-a NAME=VALUE` arguments as string attributes, refusing names the identifier rule forbids. */
-export function applySpiderArgs(spider: Spider, args: readonly string[]): void {
-  for (const arg of args) {
-    const eq = arg.indexOf("=");
-    const name = eq < 0 ? arg : arg.slice(0, eq);
-    const problem = spiderAttributeAllowed(name);
-    if (eq < 0 || problem) throw new UsageError(`spider argument ${name}: ${problem ?? "must be NAME=VALUE"}`);
-    (spider as unknown as Record<string, string>)[name] = arg.slice(eq + 1);
-  }
-}
 
 export async function runCrawlCommand(options: CrawlCommandOptions): Promise<number> {
   const SpiderClass = pickSpider(await loadSpiders(options.file), options.spider, options.file);
@@ -57,7 +46,8 @@ export async function runCrawlCommand(options: CrawlCommandOptions): Promise<num
     await frontier?.close();
     throw error;
   }
-  const crawl = new Crawl(spider, { settings, sink: feeds, log, frontier });
+  const spiderSource = { file: options.file, spider: options.spider, args: [...options.args] };
+  const crawl = new Crawl(spider, { settings, sink: feeds, log, frontier, spiderSource });
 
   let signalled: StopSignal | undefined;
   const onSignal = (signal: StopSignal) => () => {

@@ -2,6 +2,7 @@
 import type { HttpCache } from "../fetch/cache.ts";
 import type { Archives } from "../output/archives.ts";
 import type { Deltafetch } from "./deltafetch.ts";
+import type { WorkerPool } from "./worker_pool.ts";
 import type { Downloader } from "../fetch/downloader.ts";
 import type { RobotsTxt } from "../fetch/robots.ts";
 import type { Frontier, Lease } from "../queue/frontier.ts";
@@ -33,6 +34,8 @@ export interface CrawlContext {
   deltafetch: Deltafetch | undefined;
   /** The WARC and HAR files, when `warc` or `har` name one; opened when the crawl starts. */
   archives: Archives | undefined;
+  /** The callback workers, when `workers` is above 0; started when the crawl starts. */
+  workers: WorkerPool | undefined;
   readonly robots: RobotsTxt | undefined;
   readonly slots: Slots;
   readonly admission: Admission;

@@ -4,6 +4,8 @@
  */
 import { HttpCache } from "../fetch/cache.ts";
 import { Archives } from "../output/archives.ts";
+import { UsageError } from "../errors.ts";
+import type { SpiderSource } from "./worker_pool.ts";
 import { VERSION } from "../version.ts";
 import { Downloader } from "../fetch/downloader.ts";
 import { RobotsTxt } from "../fetch/robots.ts";
@@ -33,6 +35,8 @@ export interface CrawlOptions {
   log?: Logger;
   /** Milliseconds a stop waits for running callbacks before it gives their requests back (default 10 s). */
   stopGraceMs?: number;
+  /** The spider's file and arguments, which callback workers (`workers` above 0) load the spider from. */
+  spiderSource?: SpiderSource;
 }
 
 /** How often an idle process asks the frontier whether the crawl is over. */
@@ -72,6 +76,7 @@ export class Crawl {
   #stopReason: string | null = null;
   #fatal: unknown = undefined;
   readonly #stopGraceMs: number;
+  readonly #spiderSource: SpiderSource | undefined;
   #wake: () => void = () => {};
 
   constructor(spider: Spider, options: CrawlOptions) {
@@ -80,6 +85,7 @@ export class Crawl {
     this.#log = options.log ?? createLogger(options.settings.logLevel as LogLevel);
     this.#frontier = options.frontier ?? new MemoryFrontier();
     this.#stopGraceMs = options.stopGraceMs ?? STOP_GRACE_MS;
+    this.#spiderSource = options.spiderSource;
     spider.log = this.#log;
     this.#frontier.onFailure?.((error) => this.#fail(error));
     const saved = this.#frontier.savedStats?.();
@@ -96,6 +102,7 @@ export class Crawl {
       cache: this.settings.cache === null ? undefined : new HttpCache(this.settings.cache),
       deltafetch: undefined,
       archives: undefined,
+      workers: undefined,
       robots: this.settings.obeyRobotsTxt
         ? new RobotsTxt(robotsFetcher(downloader), this.settings.userAgent)
         : undefined,
@@ -130,6 +137,13 @@ export class Crawl {
         // Loaded only here: a crawl without deltafetch never loads SQLite.
         const { Deltafetch } = await import("./deltafetch.ts");
         this.#ctx.deltafetch = await Deltafetch.open(this.settings.deltafetch);
+      }
+      if (this.settings.workers > 0) {
+        if (!this.#spiderSource) {
+          throw new UsageError("workers need the spider's file to load it from: run the spider with netweir crawl");
+        }
+        const { WorkerPool } = await import("./worker_pool.ts");
+        this.#ctx.workers = await WorkerPool.start(this.settings.workers, this.spider, this.#spiderSource, this.#log);
       }
       if (this.settings.warc !== null || this.settings.har !== null) {
         this.#ctx.archives = await Archives.open({ warc: this.settings.warc, har: this.settings.har }, VERSION);
@@ -390,6 +404,7 @@ export class Crawl {
       }
     }
     this.#ctx.downloader.close();
+    this.#ctx.workers?.close();
     this.stats.finishReason = this.#stopReason;
     this.stats.finishTime = new Date();
   }

@@ -246,6 +246,11 @@ async function handleBlocked(
   return await finishWith(ctx, pending, runErrback(ctx.spider, request, error), undefined);
 }
 
+/** What a callback worker sent back, as the stream of outputs an in-process callback gives. */
+async function* fromWorker(outputs: Promise<Array<Item | Request>>): AsyncGenerator<Item | Request> {
+  yield* await outputs;
+}
+
 /** A proxy URL as it may be logged: without its password. */
 function redactProxy(proxy: string): string {
   const url = URL.parse(proxy);
@@ -288,7 +293,10 @@ async function handleResponse(ctx: CrawlContext, pending: Pending, response: Fet
     return await finishWith(ctx, pending, runErrback(ctx.spider, pending.request, error), undefined);
   }
   const page = new Page(response, pending.request);
-  return await finishWith(ctx, pending, runCallback(ctx.spider, pending.request, page), undefined, page.depth);
+  const outputs = ctx.workers
+    ? fromWorker(ctx.workers.run(pending.request, response))
+    : runCallback(ctx.spider, pending.request, page);
+  return await finishWith(ctx, pending, outputs, undefined, page.depth);
 }
 
 /** Drains a callback's output, writes its items, then finishes the lease with the requests it yielded. */

@@ -99,4 +99,35 @@ export const denoRuntime: Runtime = {
   listen,
   stdin: () => Deno.stdin.readable,
   quietSqliteWarning: () => {},
+  startWorker: (url) => {
+    const worker = new Worker(url.href, { type: "module" });
+    let ended = false;
+    let onExit: (error: Error) => void = () => {};
+    worker.onerror = (event) => {
+      // Handled here: an error left unhandled in a worker would end the whole process.
+      event.preventDefault();
+      if (ended) return;
+      ended = true;
+      onExit(new Error(event.message || "the worker failed"));
+    };
+    return {
+      post: (message) => worker.postMessage(message),
+      onMessage: (handler) => worker.onmessage = (event) => handler(event.data),
+      onExit: (handler) => onExit = handler,
+      terminate: () => {
+        ended = true;
+        worker.terminate();
+      },
+    };
+  },
+  workerChannel: () => {
+    const scope = globalThis as unknown as {
+      postMessage(message: unknown): void;
+      onmessage: ((event: MessageEvent) => void) | null;
+    };
+    return {
+      post: (message) => scope.postMessage(message),
+      onMessage: (handler) => scope.onmessage = (event) => handler(event.data),
+    };
+  },
 };

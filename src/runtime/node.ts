@@ -6,6 +6,7 @@ import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { spawnSync } from "node:child_process";
+import { parentPort, Worker } from "node:worker_threads";
 import { processSignals } from "./signals.ts";
 import type {
   HttpClient,
@@ -152,6 +153,35 @@ export const nodeRuntime: Runtime = {
   httpClient,
   listen,
   stdin: () => Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
+  startWorker: (url) => {
+    const worker = new Worker(url);
+    let ended = false;
+    let onExit: (error: Error) => void = () => {};
+    const end = (error: Error) => {
+      if (ended) return;
+      ended = true;
+      onExit(error);
+    };
+    worker.on("error", (error) => end(error instanceof Error ? error : new Error(String(error))));
+    worker.on("exit", (code) => end(new Error(`the worker ended (exit code ${code})`)));
+    return {
+      post: (message) => worker.postMessage(message),
+      onMessage: (handler) => void worker.on("message", handler),
+      onExit: (handler) => onExit = handler,
+      terminate: () => {
+        ended = true;
+        void worker.terminate();
+      },
+    };
+  },
+  workerChannel: () => {
+    if (!parentPort) throw new Error("not in a worker");
+    const port = parentPort;
+    return {
+      post: (message) => port.postMessage(message),
+      onMessage: (handler) => void port.on("message", handler),
+    };
+  },
   quietSqliteWarning: () => {
     // Every other warning still goes through; only this one, which says nothing a serve user can act on, is dropped.
     const emitWarning = process.emitWarning;

@@ -87,4 +87,23 @@ export interface Runtime {
    * asked about; call it before the module that imports node:sqlite is loaded.
    */
   quietSqliteWarning(): void;
+  /** Starts a module worker (a Web Worker on Deno, a worker thread on Node) running the module at `url`. */
+  startWorker(url: URL): WorkerHandle;
+  /** Inside a worker started by {@link startWorker}: its channel to the thread that started it. */
+  workerChannel(): WorkerChannel;
+}
+
+/** A worker as the thread that started it sees it. */
+export interface WorkerHandle {
+  post(message: unknown): void;
+  onMessage(handler: (message: unknown) => void): void;
+  /** Called once, when the worker dies by itself (an uncaught error, or its end), not when it is terminated. */
+  onExit(handler: (error: Error) => void): void;
+  terminate(): void;
+}
+
+/** A worker's side of the channel. */
+export interface WorkerChannel {
+  post(message: unknown): void;
+  onMessage(handler: (message: unknown) => void): void;
 }

@@ -64,7 +64,6 @@ export function checkSettings(values: SettingValues): void {
       throw new SettingsError(`${row.cli} is not available yet`, { setting: row.cli });
     }
   }
-  if (values.workers > 0) throw new SettingsError("workers is not available yet", { setting: "workers" });
   if (values.minDelay > values.maxDelay) {
     throw new SettingsError(
       `min_delay (${values.minDelay}) is above max_delay (${values.maxDelay})`,

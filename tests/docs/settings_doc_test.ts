@@ -33,11 +33,11 @@ Deno.test("settings whose feature is not built are marked not available yet, and
   const page = settingsMarkdown();
   const entryOf = (cli: string) =>
     page.split("\n- ").find((part) => part.startsWith(`**\`${cli}\`**`))!.replace(/\s+/g, " ");
-  for (const cli of ["workers", "browser_tabs"]) {
+  for (const cli of ["browser_path", "browser_tabs"]) {
     assert.match(entryOf(cli), /Not available yet/, cli);
   }
   for (
-    const cli of ["concurrency", "per_domain", "max_items", "proxies", "stats_file", "progress", "queue", "cache"]
+    const cli of ["concurrency", "per_domain", "max_items", "proxies", "stats_file", "queue", "cache", "workers"]
   ) {
     assert.doesNotMatch(entryOf(cli), /Not available yet/, cli);
   }

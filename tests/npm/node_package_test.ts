@@ -97,6 +97,47 @@ Deno.test("on Node 22 a checkpoint carries on, deltafetch and the cache remember
   }
 });
 
+Deno.test("on Node 22 callbacks run in worker threads with workers=2", async () => {
+  const site = await startFixtureSite({ books: 25 });
+  const pkg = await installBuiltPackage();
+  try {
+    await writeFile(
+      join(pkg.dir, "threads.mjs"),
+      `import { Request, Spider } from "netweir";
+import { isMainThread } from "node:worker_threads";
+export class Threads extends Spider {
+  site = "";
+  async *start() { yield new Request({ url: this.site }); }
+  *parse(page) {
+    for (const href of page.css("article.product_pod h3 a").attrs("href")) yield page.follow(href, { callback: this.parseBook });
+    const next = page.css("li.next a").attr("href");
+    if (next) yield page.follow(next);
+  }
+  parseBook(page) { return { url: page.url, mainThread: isMainThread }; }
+}
+`,
+    );
+    const out = join(pkg.dir, "threads.jsonl");
+    const crawl = await pkg.netweir([
+      "crawl",
+      "threads.mjs",
+      "-a",
+      `site=${site.url}shop/`,
+      "-O",
+      out,
+      "-s",
+      "workers=2",
+    ]);
+    assert.equal(crawl.code, 0, crawl.stderr);
+    const items = (await readFile(out, "utf8")).trim().split("\n").map((line) => JSON.parse(line));
+    assert.equal(items.length, 25);
+    assert.ok(items.every((item) => item.mainThread === false), "a callback ran on the main thread");
+  } finally {
+    await pkg.remove();
+    await site.close();
+  }
+});
+
 Deno.test("the npm build uses no Deno global and leaves Deno's runtime file out", async () => {
   const pkg = await installBuiltPackage();
   try {

@@ -145,9 +145,10 @@ Deno.test("a setting that is not available yet is refused when a profile gives i
   );
 });
 
-Deno.test("workers above 0 are refused as not available yet, and 0 passes", () => {
-  assert.throws(() => overrides({ workers: 2 }), refusedWith("workers", /workers is not available yet/));
+Deno.test("workers is a count of callback workers: 0 and above pass, below 0 is refused", () => {
+  assert.equal(overrides({ workers: 2 }).workers, 2);
   assert.equal(overrides({ workers: 0 }).workers, 0);
+  assert.throws(() => overrides({ workers: -1 }), /workers/);
 });
 
 Deno.test("a redis queue URL is accepted and a bad one refused as a bad value", () => {

@@ -1,0 +1,81 @@
+/**
+ * The module a callback worker runs (C13, `workers: N`). It loads the spider file itself, builds the same spider
+ * (same class, same `-a` arguments), and runs callbacks on the pages the crawl sends it, sending back their items and
+ * their requests. Requests cross in the request codec, so what a callback may yield is what a shared queue carries.
+ *
+ * Messages in: `init` (file, spider name, arguments), then `run` (id, the request as JSON, the response). Out:
+ * `ready` or `failed` for `init`, then `done` (id, items, requests as JSON) or `error` (id, message) for each run.
+ */
+import { loadSpiders, pickSpider } from "../cli/load_spiders.ts";
+import type { FetchedResponse } from "../fetch/response.ts";
+import { decodeRequest, encodeRequest } from "../queue/codec.ts";
+import { runtime } from "../runtime/mod.ts";
+import { runCallback } from "../spider/callbacks.ts";
+import { Page } from "../spider/page.ts";
+import { Request } from "../spider/request.ts";
+import type { Spider } from "../spider/spider.ts";
+import { applySpiderArgs } from "../spider/spider_args.ts";
+import type { Item } from "../spider/types.ts";
+
+/** A response as it crosses to a worker. */
+export interface SentResponse {
+  url: string;
+  status: number;
+  headers: Array<[string, string]>;
+  body: Uint8Array;
+  redirects: string[];
+}
+
+export type ToWorker =
+  | { type: "init"; file: string; spider?: string; args: string[] }
+  | { type: "run"; id: number; request: string; response: SentResponse };
+
+export type FromWorker =
+  | { type: "ready" }
+  | { type: "failed"; message: string }
+  | { type: "done"; id: number; items: Item[]; requests: string[] }
+  | { type: "error"; id: number; message: string };
+
+const channel = runtime.workerChannel();
+let spider: Spider | undefined;
+
+async function init(message: Extract<ToWorker, { type: "init" }>): Promise<void> {
+  try {
+    const Class = pickSpider(await loadSpiders(message.file), message.spider, message.file);
+    spider = new Class();
+    applySpiderArgs(spider, message.args);
+    channel.post({ type: "ready" } satisfies FromWorker);
+  } catch (error) {
+    channel.post({ type: "failed", message: (error as Error)?.message ?? String(error) } satisfies FromWorker);
+  }
+}
+
+async function run(message: Extract<ToWorker, { type: "run" }>): Promise<void> {
+  try {
+    const request = decodeRequest(spider!, message.request);
+    const response: FetchedResponse = {
+      ...message.response,
+      headers: new Headers(message.response.headers),
+      request,
+      latency: 0,
+      source: "network",
+    };
+    const items: Item[] = [];
+    const requests: string[] = [];
+    for await (const output of runCallback(spider!, request, new Page(response, request))) {
+      if (output instanceof Request) requests.push(encodeRequest(spider!, output));
+      else items.push(output);
+    }
+    channel.post({ type: "done", id: message.id, items, requests } satisfies FromWorker);
+  } catch (error) {
+    channel.post(
+      { type: "error", id: message.id, message: (error as Error)?.message ?? String(error) } satisfies FromWorker,
+    );
+  }
+}
+
+channel.onMessage((data) => {
+  const message = data as ToWorker;
+  if (message.type === "init") void init(message);
+  else void run(message);
+});

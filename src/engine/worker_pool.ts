@@ -1,0 +1,160 @@
+/**
+ * Callback workers (C13): `workers: N` runs callbacks in N workers (src/engine/callback_worker.ts), each with the
+ * spider loaded from its file, for spiders whose callbacks are the slow part. The crawl itself (fetching, pipelines,
+ * feeds, the frontier) stays in the main thread. Each worker runs one callback at a time (the callbacks that call
+ * for workers are the CPU-bound ones, which gain nothing from sharing a thread); pages wait in order for a free
+ * worker, and their items and requests come back.
+ *
+ * A worker that dies (an uncaught error, running out of memory) fails the pages it had, not the crawl: each is an
+ * error of its callback, and a new worker takes the dead one's place.
+ */
+import { extname } from "node:path";
+import type { FetchedResponse } from "../fetch/response.ts";
+import { decodeRequest, encodeRequest } from "../queue/codec.ts";
+import { runtime, type WorkerHandle } from "../runtime/mod.ts";
+import type { Request } from "../spider/request.ts";
+import type { Spider } from "../spider/spider.ts";
+import type { Item, Logger } from "../spider/types.ts";
+import type { FromWorker, ToWorker } from "./callback_worker.ts";
+
+/** Where the spider the workers load comes from: what `netweir crawl` was given. */
+export interface SpiderSource {
+  file: string;
+  /** `--spider`, when the file has several. */
+  spider?: string;
+  /** `-a NAME=VALUE` arguments. */
+  args: string[];
+}
+
+interface Task {
+  message: Extract<ToWorker, { type: "run" }>;
+  resolve: (result: { items: Item[]; requests: string[] }) => void;
+  reject: (error: Error) => void;
+}
+
+interface Slot {
+  worker: WorkerHandle;
+  /** Set once the worker has loaded the spider. */
+  ready: boolean;
+  /** The one page it is on: a worker runs one callback at a time, so a worker that dies takes only that page. */
+  task: Task | undefined;
+}
+
+/** The worker module beside this one, with this module's own extension (.ts in the sources, .js in the npm build). */
+const WORKER_URL = new URL(`./callback_worker${extname(new URL(import.meta.url).pathname)}`, import.meta.url);
+
+export class WorkerPool {
+  readonly #spider: Spider;
+  readonly #source: SpiderSource;
+  readonly #log: Logger;
+  readonly #slots: Slot[] = [];
+  /** Pages waiting for a free worker, oldest first. */
+  readonly #waiting: Task[] = [];
+  #nextId = 0;
+  #closed = false;
+
+  private constructor(spider: Spider, source: SpiderSource, log: Logger) {
+    this.#spider = spider;
+    this.#source = source;
+    this.#log = log;
+  }
+
+  /** Starts `count` workers and waits until each has loaded the spider; throws if one cannot. */
+  static async start(count: number, spider: Spider, source: SpiderSource, log: Logger): Promise<WorkerPool> {
+    const pool = new WorkerPool(spider, source, log);
+    const loading: Promise<void>[] = [];
+    for (let i = 0; i < count; i++) loading.push(pool.#spawn());
+    try {
+      await Promise.all(loading);
+    } catch (error) {
+      pool.close();
+      throw error;
+    }
+    return pool;
+  }
+
+  /** Starts a worker and resolves once it has loaded the spider (rejects if it cannot). */
+  #spawn(): Promise<void> {
+    const worker = runtime.startWorker(WORKER_URL);
+    const slot: Slot = { worker, ready: false, task: undefined };
+    this.#slots.push(slot);
+    let loaded: { resolve: () => void; reject: (error: Error) => void } | undefined;
+    const ready = new Promise<void>((resolve, reject) => loaded = { resolve, reject });
+    worker.onMessage((data) => {
+      const message = data as FromWorker;
+      if (message.type === "ready") {
+        slot.ready = true;
+        loaded?.resolve();
+        this.#pump();
+      } else if (message.type === "failed") {
+        loaded?.reject(new Error(`a callback worker could not load the spider: ${message.message}`));
+      } else {
+        const task = slot.task;
+        slot.task = undefined;
+        if (message.type === "done") task?.resolve({ items: message.items, requests: message.requests });
+        else task?.reject(new Error(message.message));
+        this.#pump();
+      }
+    });
+    worker.onExit((error) => {
+      const index = this.#slots.indexOf(slot);
+      if (index >= 0) this.#slots.splice(index, 1);
+      if (!slot.ready) {
+        loaded?.reject(new Error(`a callback worker failed while loading the spider: ${error.message}`));
+        return;
+      }
+      slot.task?.reject(new Error(`its callback worker died: ${error.message}`));
+      if (this.#closed) return;
+      this.#log.warning(`a callback worker died (${error.message}); starting another`);
+      this.#spawn().catch((failure) => this.#log.error((failure as Error).message));
+    });
+    worker.post(
+      {
+        type: "init",
+        file: this.#source.file,
+        spider: this.#source.spider,
+        args: this.#source.args,
+      } satisfies ToWorker,
+    );
+    return ready;
+  }
+
+  /** Gives waiting pages to the workers that are free. */
+  #pump(): void {
+    for (const slot of this.#slots) {
+      if (this.#waiting.length === 0) return;
+      if (!slot.ready || slot.task) continue;
+      const task = this.#waiting.shift()!;
+      slot.task = task;
+      slot.worker.post(task.message);
+    }
+  }
+
+  /** Runs the callback of `request` on `response` in a worker: its items and requests, as the callback gave them. */
+  async run(request: Request, response: FetchedResponse): Promise<Array<Item | Request>> {
+    if (this.#closed) throw new Error("the callback workers are closed");
+    const message: Extract<ToWorker, { type: "run" }> = {
+      type: "run",
+      id: this.#nextId++,
+      request: encodeRequest(this.#spider, request),
+      response: {
+        url: response.url,
+        status: response.status,
+        headers: [...response.headers],
+        body: response.body,
+        redirects: response.redirects,
+      },
+    };
+    const { items, requests } = await new Promise<{ items: Item[]; requests: string[] }>((resolve, reject) => {
+      this.#waiting.push({ message, resolve, reject });
+      this.#pump();
+    });
+    return [...items, ...requests.map((json) => decodeRequest(this.#spider, json))];
+  }
+
+  close(): void {
+    this.#closed = true;
+    for (const slot of this.#slots) slot.worker.terminate();
+    for (const task of this.#waiting.splice(0)) task.reject(new Error("the callback workers are closed"));
+  }
+}

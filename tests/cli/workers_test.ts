@@ -1,0 +1,99 @@
+/** `netweir crawl -s workers=N`: callbacks run in worker threads, each with the spider loaded from its file. */
+import assert from "node:assert/strict";
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { runSpider, Settings, Spider, UsageError } from "../../mod.ts";
+import { startFixtureSite } from "../helpers/fixture_site.ts";
+import { runCli, withTempDir } from "./_run.ts";
+
+const MOD = JSON.stringify(new URL("../../mod.ts", import.meta.url).href);
+
+/** A shop spider whose book callback says where it ran; `crash=N` makes the callback of book N kill its worker. */
+const SPIDER = `import { type Page, Request, Spider } from ${MOD};
+export class Shop extends Spider {
+  site = "";
+  tag = "";
+  crash = "";
+  override async *start() {
+    yield new Request({ url: this.site });
+  }
+  override *parse(page: Page) {
+    for (const href of page.css("article.product_pod h3 a").attrs("href")) {
+      yield page.follow(href, { callback: this.parseBook });
+    }
+    const next = page.css("li.next a").attr("href");
+    if (next) yield page.follow(next);
+  }
+  async parseBook(page: Page) {
+    if (this.crash && page.url.includes("_" + this.crash + "/")) {
+      setTimeout(() => { throw new Error("the worker goes down"); }, 0);
+      await new Promise(() => {});
+    }
+    const inWorker = typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope !== "undefined";
+    return { url: page.url, title: page.css("h1").text(), tag: this.tag, inWorker };
+  }
+}
+`;
+
+function jsonLines(text: string): Array<Record<string, unknown>> {
+  return text.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line));
+}
+
+/** Crawls a fixture shop of `books` with the spider above and `-s workers=2`, plus `args`; the items and stats. */
+async function crawlWithWorkers(books: number, args: string[]) {
+  const site = await startFixtureSite({ books });
+  try {
+    let outcome: {
+      code: number | null;
+      stderr: string;
+      items: Array<Record<string, unknown>>;
+      stats: Record<string, unknown>;
+    };
+    await withTempDir(async (dir) => {
+      await writeFile(join(dir, "shop.ts"), SPIDER);
+      const out = join(dir, "items.jsonl");
+      const stats = join(dir, "stats.json");
+      const shop = ["-a", `site=${site.url}shop/`, "-O", out, "--stats-file", stats, "-s", "workers=2"];
+      const result = await runCli(["crawl", join(dir, "shop.ts"), ...shop, ...args]);
+      outcome = {
+        code: result.code,
+        stderr: result.stderr,
+        items: jsonLines(await readFile(out, "utf8")),
+        stats: JSON.parse(await readFile(stats, "utf8")),
+      };
+    });
+    return outcome!;
+  } finally {
+    await site.close();
+  }
+}
+
+Deno.test("with workers=2 every callback runs in a worker, with the spider's arguments, and every item is written", async () => {
+  const { code, stderr, items } = await crawlWithWorkers(30, ["-a", "tag=from-a"]);
+  assert.equal(code, 0, stderr);
+  assert.equal(items.length, 30);
+  assert.equal(new Set(items.map((item) => item.url)).size, 30);
+  assert.ok(items.every((item) => item.inWorker === true), "a callback ran in the main thread");
+  assert.ok(items.every((item) => item.tag === "from-a"), "the workers' spider lacked the -a argument");
+});
+
+Deno.test("a worker that dies fails its page, not the crawl: the other pages are written and a new worker goes on", async () => {
+  const { code, stderr, items, stats } = await crawlWithWorkers(20, ["-a", "crash=7"]);
+  assert.equal(code, 0, stderr);
+  assert.match(stderr, /a callback worker died/);
+  const urls = items.map((item) => String(item.url));
+  assert.equal(urls.length, 19);
+  assert.ok(!urls.some((url) => url.includes("_7/")));
+  assert.equal(stats.errors_callback, 1);
+  assert.equal(stats.finish_reason, "finished");
+});
+
+Deno.test("runSpider refuses workers, which need the spider's file", async () => {
+  class Inline extends Spider {
+    override settings = new Settings({ workers: 2, logLevel: "error" });
+  }
+  await assert.rejects(
+    runSpider(Inline),
+    (error) => error instanceof UsageError && /netweir crawl/.test(error.message),
+  );
+});
