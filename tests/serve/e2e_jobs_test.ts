@@ -182,3 +182,37 @@ Deno.test("cancelled a second time, a job that ignores SIGINT is killed at once 
     }
   }
 });
+
+Deno.test("a cancelled job with a checkpoint, scheduled again with the same checkpoint, carries on where it stopped", async () => {
+  const site = await startFixtureSite({ books: BOOKS });
+  let service: ServeProcess | undefined;
+  try {
+    await withTempDir(async (dir) => {
+      service = await startServe(join(dir, "serve"));
+      const bookHits = () => site.requests.filter((request) => /\/catalogue\/[^/]+_\d+\//.test(request.path)).length;
+      const params = { project: "shop", spider: "books", site: site.url, setting: "checkpoint=books-state" };
+      const first = String((await service.post("schedule.json", { ...params, gate: join(dir, "never") })).jobid);
+      const running = await service.waitForJob(first, "running");
+      await poll("every book of the first job", async () => {
+        const { body } = await service!.text(running.items_url);
+        return jsonLines(body).length === BOOKS || undefined;
+      });
+      await service.post("cancel.json", { project: "shop", job: first });
+      assert.equal((await service.waitForJob(first, "finished")).outcome, "cancelled");
+      const fetched = bookHits();
+
+      const open = join(dir, "open");
+      await writeFile(open, "");
+      const second = String((await service.post("schedule.json", { ...params, gate: open })).jobid);
+      const ended = await service.waitForJob(second, "finished");
+      assert.equal(ended.outcome, "finished");
+      assert.equal(jsonLines((await service.text(ended.items_url)).body).length, 0, "nothing scraped twice");
+      assert.equal(bookHits(), fetched, "no book fetched again");
+      const stats = (await service.get("jobstats.json", { job: second })).stats as Record<string, unknown>;
+      assert.equal(stats.items, BOOKS, "the stats carried on from the cancelled job");
+    });
+  } finally {
+    await stopQuietly(service);
+    await site.close();
+  }
+});
