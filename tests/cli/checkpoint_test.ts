@@ -116,3 +116,39 @@ Deno.test("a second crawl on a checkpoint another process holds exits 1 with one
     }
   });
 });
+
+Deno.test("a crawl with a checkpoint killed with SIGKILL carries on when run again: every book, none lost", async () => {
+  const books = 30;
+  const site = await startFixtureSite({ books });
+  try {
+    await withTempDir(async (dir) => {
+      const items = join(dir, "items.jsonl");
+      const args = [
+        "crawl",
+        SPIDER,
+        "-a",
+        `site=${site.url}shop/`,
+        "-o",
+        items,
+        ...["checkpoint=" + join(dir, "state"), "concurrency=1", "min_delay=0.05", "autothrottle=false"]
+          .flatMap((setting) => ["-s", setting]),
+      ];
+      const first = startCli(args);
+      for (;;) {
+        const written = await readFile(items, "utf8").then(jsonLines, () => []);
+        if (written.length >= 8) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      await first.kill("SIGKILL");
+      await first.wait();
+      const second = await runCli(args);
+      assert.equal(second.code, 0, second.stderr);
+      const urls = jsonLines(await readFile(items, "utf8")).map((item) => item.url);
+      assert.equal(new Set(urls).size, books, "every book, across both runs");
+      // A page killed between writing its items and being marked finished is fetched again: at most that one.
+      assert.ok(urls.length - books <= 1, `${urls.length - books} books written twice`);
+    });
+  } finally {
+    await site.close();
+  }
+});
