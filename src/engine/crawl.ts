@@ -144,6 +144,7 @@ export class Crawl {
         }
         const { WorkerPool } = await import("./worker_pool.ts");
         this.#ctx.workers = await WorkerPool.start(this.settings.workers, this.spider, this.#spiderSource, this.#log);
+        this.#ctx.workers.onFatal((error) => this.#fail(error));
       }
       if (this.settings.warc !== null || this.settings.har !== null) {
         this.#ctx.archives = await Archives.open({ warc: this.settings.warc, har: this.settings.har }, VERSION);

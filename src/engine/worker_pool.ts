@@ -52,6 +52,8 @@ export class WorkerPool {
   readonly #waiting: Task[] = [];
   #nextId = 0;
   #closed = false;
+  #broken: Error | undefined;
+  #onFatal: ((error: Error) => void) | undefined;
 
   private constructor(spider: Spider, source: SpiderSource, log: Logger) {
     this.#spider = spider;
@@ -87,6 +89,9 @@ export class WorkerPool {
         loaded?.resolve();
         this.#pump();
       } else if (message.type === "failed") {
+        // A worker without a spider is no use: it goes, and the pool is one worker short.
+        this.#remove(slot);
+        worker.terminate();
         loaded?.reject(new Error(`a callback worker could not load the spider: ${message.message}`));
       } else {
         const task = slot.task;
@@ -97,8 +102,7 @@ export class WorkerPool {
       }
     });
     worker.onExit((error) => {
-      const index = this.#slots.indexOf(slot);
-      if (index >= 0) this.#slots.splice(index, 1);
+      this.#remove(slot);
       if (!slot.ready) {
         loaded?.reject(new Error(`a callback worker failed while loading the spider: ${error.message}`));
         return;
@@ -106,7 +110,11 @@ export class WorkerPool {
       slot.task?.reject(new Error(`its callback worker died: ${error.message}`));
       if (this.#closed) return;
       this.#log.warning(`a callback worker died (${error.message}); starting another`);
-      this.#spawn().catch((failure) => this.#log.error((failure as Error).message));
+      this.#spawn().catch((failure) => {
+        this.#log.error((failure as Error).message);
+        // A worker that cannot even load the spider any more leaves none to run callbacks: the crawl cannot go on.
+        if (this.#slots.length === 0) this.#giveUp(failure as Error);
+      });
     });
     worker.post(
       {
@@ -117,6 +125,23 @@ export class WorkerPool {
       } satisfies ToWorker,
     );
     return ready;
+  }
+
+  #remove(slot: Slot): void {
+    const index = this.#slots.indexOf(slot);
+    if (index >= 0) this.#slots.splice(index, 1);
+  }
+
+  /** No worker is left and none can be started: every page waiting, and every later one, fails with `error`. */
+  #giveUp(error: Error): void {
+    this.#broken = error;
+    for (const task of this.#waiting.splice(0)) task.reject(error);
+    this.#onFatal?.(error);
+  }
+
+  /** Called once if the pool can no longer run callbacks (no worker left that can load the spider). */
+  onFatal(handler: (error: Error) => void): void {
+    this.#onFatal = handler;
   }
 
   /** Gives waiting pages to the workers that are free. */
@@ -133,6 +158,7 @@ export class WorkerPool {
   /** Runs the callback of `request` on `response` in a worker: its items and requests, as the callback gave them. */
   async run(request: Request, response: FetchedResponse): Promise<Array<Item | Request>> {
     if (this.#closed) throw new Error("the callback workers are closed");
+    if (this.#broken) throw this.#broken;
     const message: Extract<ToWorker, { type: "run" }> = {
       type: "run",
       id: this.#nextId++,

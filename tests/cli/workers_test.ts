@@ -97,3 +97,47 @@ Deno.test("runSpider refuses workers, which need the spider's file", async () =>
     (error) => error instanceof UsageError && /netweir crawl/.test(error.message),
   );
 });
+
+Deno.test("when no worker can load the spider any more, the crawl stops with exit 1 saying why, rather than hang", async () => {
+  const site = await startFixtureSite({ books: 5 });
+  try {
+    await withTempDir(async (dir) => {
+      // Loads until its first callback marks it broken and takes its worker down: the next worker cannot load it.
+      const spider = `import { existsSync, writeFileSync } from "node:fs";
+import { type Page, Request, Spider } from ${MOD};
+const marker = new URL("./broken-now", import.meta.url);
+if (existsSync(marker)) throw new Error("this spider cannot be loaded any more");
+export class Shop extends Spider {
+  site = "";
+  override async *start() {
+    yield new Request({ url: this.site });
+    yield new Request({ url: this.site + "catalogue/page-1.html" });
+  }
+  override async parse(_page: Page) {
+    writeFileSync(marker, "");
+    setTimeout(() => { throw new Error("the worker goes down"); }, 0);
+    await new Promise(() => {});
+  }
+}
+`;
+      await writeFile(join(dir, "shop.ts"), spider);
+      const result = await runCli([
+        "crawl",
+        join(dir, "shop.ts"),
+        "-a",
+        `site=${site.url}shop/`,
+        "-s",
+        "workers=1",
+        "-s",
+        "log_level=error",
+      ]);
+      assert.equal(result.code, 1, result.stderr);
+      assert.match(
+        result.stderr,
+        /netweir: a callback worker could not load the spider: .*cannot be loaded any more\n$/,
+      );
+    });
+  } finally {
+    await site.close();
+  }
+});
