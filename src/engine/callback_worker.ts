@@ -34,7 +34,8 @@ export type FromWorker =
   | { type: "ready" }
   | { type: "failed"; message: string }
   | { type: "done"; id: number; items: Item[]; requests: string[] }
-  | { type: "error"; id: number; message: string };
+  | { type: "error"; id: number; message: string }
+  | { type: "crashed"; message: string };
 
 const channel = runtime.workerChannel();
 let spider: Spider | undefined;
@@ -72,6 +73,24 @@ async function run(message: Extract<ToWorker, { type: "run" }>): Promise<void> {
       { type: "error", id: message.id, message: (error as Error)?.message ?? String(error) } satisfies FromWorker,
     );
   }
+}
+
+// An error no callback caught (thrown from a timer, a promise nobody awaited) ends this worker. Where the runtime would
+// print it with its stack on the crawl's standard error (Deno does, for workers), it is caught here and reported as a
+// crash instead: the crawl logs one line and starts another worker.
+const scope = globalThis as unknown as {
+  addEventListener?: (type: string, listener: (event: Event & { error?: unknown; reason?: unknown }) => void) => void;
+};
+if (typeof scope.addEventListener === "function") {
+  const crash = (event: Event & { error?: unknown; reason?: unknown }) => {
+    event.preventDefault();
+    const cause = event.error ?? event.reason;
+    channel.post(
+      { type: "crashed", message: `Uncaught ${(cause as Error)?.message ?? String(cause)}` } satisfies FromWorker,
+    );
+  };
+  scope.addEventListener("error", crash);
+  scope.addEventListener("unhandledrejection", crash);
 }
 
 channel.onMessage((data) => {

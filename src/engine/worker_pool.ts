@@ -88,6 +88,10 @@ export class WorkerPool {
         slot.ready = true;
         loaded?.resolve();
         this.#pump();
+      } else if (message.type === "crashed") {
+        // The worker caught its own uncaught error (so that the runtime does not print it) and is going away.
+        worker.terminate();
+        died(new Error(message.message));
       } else if (message.type === "failed") {
         // A worker without a spider is no use: it goes, and the pool is one worker short.
         this.#remove(slot);
@@ -101,7 +105,7 @@ export class WorkerPool {
         this.#pump();
       }
     });
-    worker.onExit((error) => {
+    const died = (error: Error) => {
       this.#remove(slot);
       if (!slot.ready) {
         loaded?.reject(new Error(`a callback worker failed while loading the spider: ${error.message}`));
@@ -115,7 +119,8 @@ export class WorkerPool {
         // A worker that cannot even load the spider any more leaves none to run callbacks: the crawl cannot go on.
         if (this.#slots.length === 0) this.#giveUp(failure as Error);
       });
-    });
+    };
+    worker.onExit(died);
     worker.post(
       {
         type: "init",

@@ -80,7 +80,8 @@ Deno.test("with workers=2 every callback runs in a worker, with the spider's arg
 Deno.test("a worker that dies fails its page, not the crawl: the other pages are written and a new worker goes on", async () => {
   const { code, stderr, items, stats } = await crawlWithWorkers(20, ["-a", "crash=7"]);
   assert.equal(code, 0, stderr);
-  assert.match(stderr, /a callback worker died/);
+  assert.match(stderr, /WARNING a callback worker died \(Uncaught the worker goes down\); starting another/);
+  assert.doesNotMatch(stderr, /Uncaught \(in worker|\n\s+at /, "the runtime printed the worker's error with its stack");
   const urls = items.map((item) => String(item.url));
   assert.equal(urls.length, 19);
   assert.ok(!urls.some((url) => url.includes("_7/")));
@@ -136,6 +137,7 @@ export class Shop extends Spider {
         result.stderr,
         /netweir: a callback worker could not load the spider: .*cannot be loaded any more\n$/,
       );
+      assert.doesNotMatch(result.stderr, /Uncaught \(in worker/);
     });
   } finally {
     await site.close();
