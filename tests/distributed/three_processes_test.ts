@@ -29,7 +29,11 @@ Deno.test("three processes, one of them the npm build on Node 22, fetch every pa
   const dir = await mkdtemp(join(tmpdir(), "netweir-three-"));
   try {
     await writeFile(join(pkg.dir, "shop.mjs"), SHOP_MJS);
-    const common = { dir, site, queue: redis.url };
+    // Paced (one request at a time per process, 2 ms apart: at most 500 pages a second each), so that the Node
+    // process, which starts first, cannot finish the 3,000 pages alone before the other two have started on a busy
+    // machine: each must take part for the test to show that a process joining later gets its share.
+    const paced = ["per_domain=1", "min_delay=0.002", "autothrottle=false"];
+    const common = { dir, site, queue: redis.url, settings: paced };
     // The Node process first, so that it surely takes part however slowly it starts.
     const node = pkg.netweir(crawlArgs("shop.mjs", { ...common, name: "node" }));
     let nodeEnded: Ran | undefined;
