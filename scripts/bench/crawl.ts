@@ -15,7 +15,7 @@
  * For each it prints pages, items, pages/s (pages over the whole run's wall time, start-up included), CPU seconds
  * (user + system) and peak RSS, all from GNU time, and last the ratio of pages/s.
  */
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -183,7 +183,11 @@ http {
 `,
   );
   const child = spawn("nginx", ["-c", conf, "-p", dir], { stdio: "ignore" });
-  const url = `http://127.0.0.1:${port}/`;
+  return await serving(child, `http://127.0.0.1:${port}/`, "nginx (1 worker)");
+}
+
+/** The server `child` runs at `url`, once it answers; stopping it ends the child. */
+async function serving(child: ChildProcess, url: string, kind: string): Promise<Server> {
   for (let i = 0; i < 100; i++) {
     try {
       if ((await fetch(url)).ok) break;
@@ -193,7 +197,7 @@ http {
   }
   return {
     url,
-    kind: "nginx (1 worker)",
+    kind,
     stop: async () => {
       child.kill("SIGTERM");
       await new Promise((resolve) => child.once("exit", resolve));
@@ -213,22 +217,11 @@ async function startOwnServer(root: string): Promise<Server> {
   } catch { return new Response("not found", { status: 404 }); }
 });`;
   const child = spawn(Deno.execPath(), ["eval", code], { stdio: "ignore" });
-  const url = `http://127.0.0.1:${port}/`;
-  for (let i = 0; i < 100; i++) {
-    try {
-      if ((await fetch(url)).ok) break;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-  return {
-    url,
-    kind: "a Deno static server (install nginx-light for a faster one)",
-    stop: async () => {
-      child.kill("SIGTERM");
-      await new Promise((resolve) => child.once("exit", resolve));
-    },
-  };
+  return await serving(
+    child,
+    `http://127.0.0.1:${port}/`,
+    "a Deno static server (install nginx-light for a faster one)",
+  );
 }
 
 interface Measured {

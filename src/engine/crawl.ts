@@ -340,7 +340,8 @@ export class Crawl {
   #awaitingRobots(pending: Pending): boolean {
     const robots = this.#ctx.robots;
     if (!robots || pending.admitted || pending.request.meta.dont_obey_robotstxt === true) return false;
-    return robots.state(pending.request.url) === undefined && this.#ctx.slots.active(pending.request.host) > 0;
+    // The slot count first: it is a map lookup, and the robots state parses the URL.
+    return this.#ctx.slots.active(pending.request.host) > 0 && robots.state(pending.request.url) === undefined;
   }
 
   #run(pending: Pending): void {

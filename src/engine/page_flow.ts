@@ -6,6 +6,7 @@
  */
 import { FetchError } from "../errors.ts";
 import { BlockedError, blockReason } from "../fetch/blocks.ts";
+import { maskUrl } from "../log.ts";
 import { HttpCache } from "../fetch/cache.ts";
 import { type RedirectRefusal, RedirectRefused } from "../fetch/downloader.ts";
 import type { FetchedResponse } from "../fetch/response.ts";
@@ -230,7 +231,7 @@ async function handleBlocked(
     if (next !== undefined) {
       ctx.stats.inc("retries");
       ctx.log.info(
-        `${request.url} looks blocked through ${redactProxy(used)} (${reason}); trying ${redactProxy(next)}`,
+        `${request.url} looks blocked through ${maskUrl(used)} (${reason}); trying ${maskUrl(next)}`,
       );
       const meta = { ...request.meta, proxy: next, blocked_proxies: [...tried, used] };
       return { kind: "retry", delay: 0, request: request.replace({ meta }) };
@@ -249,14 +250,6 @@ async function handleBlocked(
 /** What a callback worker sent back, as the stream of outputs an in-process callback gives. */
 async function* fromWorker(outputs: Promise<Array<Item | Request>>): AsyncGenerator<Item | Request> {
   yield* await outputs;
-}
-
-/** A proxy URL as it may be logged: without its password. */
-function redactProxy(proxy: string): string {
-  const url = URL.parse(proxy);
-  if (url === null) return "a proxy";
-  if (url.password !== "") url.password = "***";
-  return url.href.replace(/\/$/, "");
 }
 
 async function handleFailure(ctx: CrawlContext, pending: Pending, error: Error): Promise<Outcome> {

@@ -14,30 +14,9 @@
 import { Buffer } from "node:buffer";
 import { randomUUID } from "node:crypto";
 import { type FileHandle, open } from "node:fs/promises";
+import { STATUS_CODES } from "node:http";
 import { gzipSync } from "node:zlib";
 import type { FetchedResponse } from "../fetch/response.ts";
-
-const STATUS_TEXT: Record<number, string> = {
-  200: "OK",
-  201: "Created",
-  204: "No Content",
-  301: "Moved Permanently",
-  302: "Found",
-  303: "See Other",
-  304: "Not Modified",
-  307: "Temporary Redirect",
-  308: "Permanent Redirect",
-  400: "Bad Request",
-  401: "Unauthorized",
-  403: "Forbidden",
-  404: "Not Found",
-  410: "Gone",
-  429: "Too Many Requests",
-  500: "Internal Server Error",
-  502: "Bad Gateway",
-  503: "Service Unavailable",
-  504: "Gateway Timeout",
-};
 
 /**
  * Request headers whose values are credentials: archived as "[redacted]". An archive is a file that gets shared;
@@ -88,25 +67,15 @@ function httpRequest(exchange: Exchange): Uint8Array {
   if (!headers.some(([name]) => name.toLowerCase() === "host")) headers.unshift(["host", url.host]);
   const head = `${method} ${requestTarget(url)} HTTP/1.1\r\n` +
     headers.map(([name, value]) => `${name}: ${value}\r\n`).join("") + "\r\n";
-  return concat([encoder.encode(head), encoder.encode(exchange.requestBody ?? "")]);
+  return Buffer.concat([encoder.encode(head), encoder.encode(exchange.requestBody ?? "")]);
 }
 
 /** The response, as an HTTP/1.1 message with its decompressed body. */
 function httpResponse(response: FetchedResponse): Uint8Array {
-  const reason = STATUS_TEXT[response.status] ?? "";
+  const reason = STATUS_CODES[response.status] ?? "";
   const head = `HTTP/1.1 ${response.status} ${reason}\r\n` +
     bodyHeaders(response).map(([name, value]) => `${name}: ${value}\r\n`).join("") + "\r\n";
-  return concat([encoder.encode(head), response.body]);
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.byteLength, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.byteLength;
-  }
-  return out;
+  return Buffer.concat([encoder.encode(head), response.body]);
 }
 
 /** A WARC/1.1 file: a warcinfo record, then a request and a response record per fetch. */
@@ -133,7 +102,7 @@ class WarcArchive implements Archive {
     };
     const head = "WARC/1.1\r\n" + Object.entries(header).map(([name, value]) => `${name}: ${value}\r\n`).join("") +
       "\r\n";
-    const record = concat([encoder.encode(head), block, encoder.encode("\r\n\r\n")]);
+    const record = Buffer.concat([encoder.encode(head), block, encoder.encode("\r\n\r\n")]);
     await this.#file.write(this.#gzip ? gzipSync(record) : record);
   }
 
@@ -209,7 +178,7 @@ class HarArchive implements Archive {
       },
       response: {
         status: response.status,
-        statusText: STATUS_TEXT[response.status] ?? "",
+        statusText: STATUS_CODES[response.status] ?? "",
         httpVersion: "HTTP/1.1",
         cookies: [],
         headers: pairs(bodyHeaders(response)),

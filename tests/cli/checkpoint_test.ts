@@ -16,6 +16,12 @@ function jsonLines(text: string): Array<Record<string, unknown>> {
   return text.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line));
 }
 
+/** A crawl of the shop at `site` with a checkpoint in DIR/state, slow enough (one page at a time, 50 ms apart) to stop. */
+function pacedCrawl(site: string, dir: string, items: string): string[] {
+  const settings = [`checkpoint=${join(dir, "state")}`, "concurrency=1", "min_delay=0.05", "autothrottle=false"];
+  return ["crawl", SPIDER, "-a", `site=${site}shop/`, "-o", items, ...settings.flatMap((one) => ["-s", one])];
+}
+
 Deno.test("a crawl with a checkpoint stopped by SIGINT carries on when run again: every book once", async () => {
   const books = 40;
   const site = await startFixtureSite({ books });
@@ -23,24 +29,7 @@ Deno.test("a crawl with a checkpoint stopped by SIGINT carries on when run again
     await withTempDir(async (dir) => {
       const items = join(dir, "items.jsonl");
       const stats = join(dir, "stats.json");
-      const args = [
-        "crawl",
-        SPIDER,
-        "-a",
-        `site=${site.url}shop/`,
-        "-o",
-        items,
-        "--stats-file",
-        stats,
-        "-s",
-        `checkpoint=${join(dir, "state")}`,
-        "-s",
-        "concurrency=1",
-        "-s",
-        "min_delay=0.05",
-        "-s",
-        "autothrottle=false",
-      ];
+      const args = [...pacedCrawl(site.url, dir, items), "--stats-file", stats];
       const first = startCli(args);
       // Stopped part-way: once some books are in the file.
       for (;;) {
@@ -123,16 +112,7 @@ Deno.test("a crawl with a checkpoint killed with SIGKILL carries on when run aga
   try {
     await withTempDir(async (dir) => {
       const items = join(dir, "items.jsonl");
-      const args = [
-        "crawl",
-        SPIDER,
-        "-a",
-        `site=${site.url}shop/`,
-        "-o",
-        items,
-        ...["checkpoint=" + join(dir, "state"), "concurrency=1", "min_delay=0.05", "autothrottle=false"]
-          .flatMap((setting) => ["-s", setting]),
-      ];
+      const args = pacedCrawl(site.url, dir, items);
       const first = startCli(args);
       for (;;) {
         const written = await readFile(items, "utf8").then(jsonLines, () => []);
