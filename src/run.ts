@@ -1,4 +1,5 @@
 /** Running a spider from code, without the command line. */
+import { checkBrowserAtStart } from "./browser/find_browser.ts";
 import { Crawl } from "./engine/crawl.ts";
 import type { StatsRecord } from "./engine/stats.ts";
 import { createLogger, type LogLevel } from "./log.ts";
@@ -32,6 +33,7 @@ export async function runSpider(spider: Spider | SpiderClass, options: RunOption
   const settings = resolveCrawlSettings({ spider: spiderSettings(instance), profiles: instance.profiles, overrides });
   const outputs = options.output ?? [];
   refuseCloudOutputWithQueue(outputs, settings.queue);
+  checkBrowserAtStart(instance, settings);
   const targets = outputs.map((path) => parseFeedTarget(path, options.overwrite ?? false));
   const log = createLogger(settings.logLevel as LogLevel);
   // The queue first, as on the command line: a Redis that cannot be reached must not cost a file its contents.

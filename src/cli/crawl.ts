@@ -2,6 +2,7 @@
  * `netweir crawl FILE`: load the spider, layer its settings under `-s`, open the feeds, run the crawl, and turn
  * the outcome into an exit status. SIGINT or SIGTERM stops it cleanly; a second one stops it at once.
  */
+import { checkBrowserAtStart } from "../browser/find_browser.ts";
 import { Crawl } from "../engine/crawl.ts";
 import { createLogger, type LogLevel } from "../log.ts";
 import { FeedSet, parseFeedTarget } from "../output/feeds.ts";
@@ -29,6 +30,7 @@ export async function runCrawlCommand(options: CrawlCommandOptions): Promise<num
     overrides: Settings.fromPairs(options.settings),
   });
   refuseCloudOutputWithQueue(options.outputs.map((output) => output.path), settings.queue);
+  checkBrowserAtStart(spider, settings);
   // The deltafetch record and the checkpoint are SQLite, and Node would print an experimental-feature warning.
   if (settings.deltafetch !== null || settings.checkpoint !== null) runtime.quietSqliteWarning();
   const targets = options.outputs.map((output) => parseFeedTarget(output.path, output.overwrite));

@@ -24,6 +24,8 @@ export interface SentResponse {
   headers: Array<[string, string]>;
   body: Uint8Array;
   redirects: string[];
+  source: FetchedResponse["source"];
+  rendered?: FetchedResponse["rendered"];
 }
 
 export type ToWorker =
@@ -59,7 +61,6 @@ async function run(message: Extract<ToWorker, { type: "run" }>): Promise<void> {
       headers: new Headers(message.response.headers),
       request,
       latency: 0,
-      source: "network",
     };
     const items: Item[] = [];
     const requests: string[] = [];

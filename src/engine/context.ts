@@ -4,6 +4,7 @@ import type { Archives } from "../output/archives.ts";
 import type { Deltafetch } from "./deltafetch.ts";
 import type { WorkerPool } from "./worker_pool.ts";
 import type { Downloader } from "../fetch/downloader.ts";
+import type { Fetchers } from "./fetchers.ts";
 import type { RobotsTxt } from "../fetch/robots.ts";
 import type { Frontier, Lease } from "../queue/frontier.ts";
 import type { SettingValues } from "../settings/table.ts";
@@ -27,9 +28,12 @@ export interface CrawlContext {
    * its way. A failure stops the crawl.
    */
   readonly finish: (lease: Lease, yielded: readonly Request[]) => void;
+  /** The HTTP side: robots.txt, proxies and the cookie jar the browser shares; pages are fetched by `fetchers`. */
   readonly downloader: Downloader;
-  /** The HTTP cache, when the `cache` setting names a directory. */
-  readonly cache: HttpCache | undefined;
+  /** How each request is fetched: over HTTP, or rendered in the browser. */
+  readonly fetchers: Fetchers;
+  /** The HTTP cache, when the `cache` setting names a directory; opened when the crawl starts. */
+  cache: HttpCache | undefined;
   /** The deltafetch record, when the `deltafetch` setting names a file; opened when the crawl starts. */
   deltafetch: Deltafetch | undefined;
   /** The WARC and HAR files, when `warc` or `har` name one; opened when the crawl starts. */

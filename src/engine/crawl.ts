@@ -2,11 +2,7 @@
  * A crawl: one spider, one frontier, one process's worth of slots, stats and output. It owns all of its state, so
  * two crawls in one process share nothing. `run()` resolves with the final stats once everything is closed.
  */
-import { HttpCache } from "../fetch/cache.ts";
-import { Archives } from "../output/archives.ts";
-import { UsageError } from "../errors.ts";
 import type { SpiderSource } from "./worker_pool.ts";
-import { VERSION } from "../version.ts";
 import { Downloader } from "../fetch/downloader.ts";
 import { RobotsTxt } from "../fetch/robots.ts";
 import { createLogger, type LogLevel } from "../log.ts";
@@ -24,6 +20,11 @@ import { type Pending, processPending } from "./page_flow.ts";
 import { Slots } from "./slots.ts";
 import { Stats, type StatsRecord } from "./stats.ts";
 import { startWatchers } from "./watchers.ts";
+import { type ClosableFetcher, Fetchers } from "./fetchers.ts";
+import { HttpFetcher } from "./http_fetcher.ts";
+import { type CrawlPart, crawlParts } from "./parts.ts";
+import { checkSteps } from "../spider/step_checks.ts";
+import { checkRedirect } from "./page_flow.ts";
 
 export interface CrawlOptions {
   /** Resolved settings (see resolveCrawlSettings). */
@@ -76,7 +77,9 @@ export class Crawl {
   #stopReason: string | null = null;
   #fatal: unknown = undefined;
   readonly #stopGraceMs: number;
-  readonly #spiderSource: SpiderSource | undefined;
+  readonly #parts: CrawlPart[];
+  /** The parts opened so far, closed in reverse order at the end. */
+  readonly #opened: CrawlPart[] = [];
   #wake: () => void = () => {};
 
   constructor(spider: Spider, options: CrawlOptions) {
@@ -85,13 +88,13 @@ export class Crawl {
     this.#log = options.log ?? createLogger(options.settings.logLevel as LogLevel);
     this.#frontier = options.frontier ?? new MemoryFrontier();
     this.#stopGraceMs = options.stopGraceMs ?? STOP_GRACE_MS;
-    this.#spiderSource = options.spiderSource;
     spider.log = this.#log;
     this.#frontier.onFailure?.((error) => this.#fail(error));
     const saved = this.#frontier.savedStats?.();
     if (saved) this.stats.carryOn(saved);
     const downloader = new Downloader(this.settings, this.#log);
-    this.#ctx = {
+    const http = new HttpFetcher(() => ctx);
+    const ctx: CrawlContext = this.#ctx = {
       spider,
       settings: this.settings,
       log: this.#log,
@@ -99,7 +102,8 @@ export class Crawl {
       frontier: this.#frontier,
       finish: (lease, yielded) => this.#finishLater(lease, yielded),
       downloader,
-      cache: this.settings.cache === null ? undefined : new HttpCache(this.settings.cache),
+      fetchers: new Fetchers(http, () => openBrowser(ctx, http)),
+      cache: undefined,
       deltafetch: undefined,
       archives: undefined,
       workers: undefined,
@@ -112,6 +116,7 @@ export class Crawl {
       sink: options.sink ?? discard,
       signal: this.#abort.signal,
     };
+    this.#parts = crawlParts(ctx, { spiderSource: options.spiderSource, fail: (error) => this.#fail(error) });
   }
 
   /** Whether a stop has been asked for, and why. */
@@ -132,22 +137,9 @@ export class Crawl {
   async run(): Promise<StatsRecord> {
     const watchers = startWatchers(this, this.#frontier, this.#log);
     try {
-      await this.#ctx.cache?.open();
-      if (this.settings.deltafetch !== null) {
-        // Loaded only here: a crawl without deltafetch never loads SQLite.
-        const { Deltafetch } = await import("./deltafetch.ts");
-        this.#ctx.deltafetch = await Deltafetch.open(this.settings.deltafetch);
-      }
-      if (this.settings.workers > 0) {
-        if (!this.#spiderSource) {
-          throw new UsageError("workers need the spider's file to load it from: run the spider with netweir crawl");
-        }
-        const { WorkerPool } = await import("./worker_pool.ts");
-        this.#ctx.workers = await WorkerPool.start(this.settings.workers, this.spider, this.#spiderSource, this.#log);
-        this.#ctx.workers.onFatal((error) => this.#fail(error));
-      }
-      if (this.settings.warc !== null || this.settings.har !== null) {
-        this.#ctx.archives = await Archives.open({ warc: this.settings.warc, har: this.settings.har }, VERSION);
+      for (const part of this.#parts) {
+        await part.open();
+        this.#opened.push(part);
       }
       await this.#ctx.pipelines.open();
       const starting = this.#pushStartRequests().catch((error) => this.#fail(error));
@@ -298,6 +290,15 @@ export class Crawl {
       this.#finishLater(lease, []);
       return;
     }
+    if (lease.request.steps !== undefined && lease.request.steps.length > 0) {
+      const stepRefusal = await checkSteps(this.spider, lease.request.steps, this.settings.browserUploadDir);
+      if (stepRefusal) {
+        this.stats.dropped(stepRefusal.reason);
+        this.#log.warning(`dropped ${lease.request.url}: ${stepRefusal.detail}`);
+        this.#finishLater(lease, []);
+        return;
+      }
+    }
     this.#enqueue({ lease, request: lease.request, attempt: 0, notBefore: 0, admitted: false });
   }
 
@@ -387,26 +388,29 @@ export class Crawl {
     for (const list of this.#waiting.values()) for (const pending of list) leftover.push(pending.lease);
     this.#waiting.clear();
     this.#waitingCount = 0;
-    const closing: Array<[string, () => Promise<unknown>]> = [
-      ["give back requests", () => this.#frontier.giveBack(leftover)],
+    // A failure to close a part that writes files (feeds, archives) or to give requests back fails the crawl.
+    const closing: Array<[string, () => Promise<unknown>, boolean?]> = [
+      ["give back requests", () => this.#frontier.giveBack(leftover), true],
       ["close pipelines", () => this.#ctx.pipelines.close()],
-      ["close feeds", () => this.#ctx.sink.close()],
-      ["close archives", async () => await this.#ctx.archives?.close()],
+      ["close feeds", () => this.#ctx.sink.close(), true],
+      ...[...this.#opened].reverse().map((part): [string, () => Promise<unknown>, boolean] => [
+        `close ${part.name}`,
+        () => part.close(),
+        part.mustClose,
+      ]),
       ["close spider", async () => await this.spider.closed(this.#stopReason!)],
       ["save stats", () => Promise.resolve(this.#frontier.saveStats?.(this.stats.toJSON()))],
       ["close frontier", () => this.#frontier.close()],
-      ["close deltafetch", () => Promise.resolve(this.#ctx.deltafetch?.close())],
     ];
-    for (const [what, step] of closing) {
+    for (const [what, step, fatal] of closing) {
       try {
         await step();
       } catch (error) {
         this.#log.error(`failed to ${what}: ${(error as Error)?.message ?? error}`);
-        if (what === "close feeds" || what === "close archives" || what === "give back requests") this.#fatal ??= error;
+        if (fatal) this.#fatal ??= error;
       }
     }
     this.#ctx.downloader.close();
-    this.#ctx.workers?.close();
     this.stats.finishReason = this.#stopReason;
     this.stats.finishTime = new Date();
   }
@@ -421,4 +425,18 @@ function robotsFetcher(downloader: Downloader) {
       return null;
     }
   };
+}
+
+/** The browser fetcher, loaded on the first request that renders: a crawl that renders nothing never imports it. */
+async function openBrowser(ctx: CrawlContext, http: HttpFetcher): Promise<ClosableFetcher> {
+  const { BrowserFetcher } = await import("../browser/fetcher.ts");
+  return await BrowserFetcher.open({
+    settings: ctx.settings,
+    spider: ctx.spider,
+    log: ctx.log,
+    stats: ctx.stats,
+    downloader: ctx.downloader,
+    http,
+    checkNavigation: (request, target) => checkRedirect(ctx, request, target),
+  });
 }

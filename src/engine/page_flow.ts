@@ -7,7 +7,6 @@
 import { FetchError } from "../errors.ts";
 import { BlockedError, blockReason } from "../fetch/blocks.ts";
 import { maskUrl } from "../log.ts";
-import { HttpCache } from "../fetch/cache.ts";
 import { type RedirectRefusal, RedirectRefused } from "../fetch/downloader.ts";
 import type { FetchedResponse } from "../fetch/response.ts";
 import { parseRetryAfter, retryDelay, retryReason } from "../fetch/retry.ts";
@@ -89,31 +88,16 @@ async function admit(ctx: CrawlContext, pending: Pending): Promise<FetchedRespon
 }
 
 async function download(ctx: CrawlContext, request: Request): Promise<FetchedResponse | FetchError | RedirectRefused> {
-  if (request.render || (request.steps && request.steps.length > 0)) {
-    return new FetchError("unavailable", "rendering (render and steps) is not available yet");
-  }
-  const cached = await ctx.cache?.get(request);
-  if (cached) {
-    ctx.stats.inc("cache_hits");
-    return cached;
-  }
-  ctx.stats.inc("requests");
   try {
-    const response = await ctx.downloader.fetch(request, {
+    const fetcher = await ctx.fetchers.fetcherFor(request);
+    return await fetcher.fetch(request, {
       signal: ctx.signal,
       checkRedirect: (target) => checkRedirect(ctx, request, target),
     });
-    if (ctx.cache && HttpCache.keeps(response)) {
-      // A cache that cannot be written is worth a warning, not a failed request: the page itself is here.
-      await ctx.cache.put(request, response).then(
-        () => ctx.stats.inc("cache_stores"),
-        (error) => ctx.log.warning(`could not keep ${request.url} in the cache: ${(error as Error).message}`),
-      );
-    }
-    return response;
   } catch (error) {
+    // Anything else (an archive that cannot be written) is a failure of the crawl, not of this request.
     if (error instanceof FetchError || error instanceof RedirectRefused) return error;
-    return new FetchError("network", (error as Error)?.message ?? String(error), { cause: error });
+    throw error;
   }
 }
 
@@ -122,7 +106,7 @@ async function download(ctx: CrawlContext, request: Request): Promise<FetchedRes
  * redirect's target too, or a redirect would take the crawl off the site or past a disallow. The rest of admission
  * (depth, traps, max_pages_per_domain) counts requests, and a redirect is the same request.
  */
-async function checkRedirect(
+export async function checkRedirect(
   ctx: CrawlContext,
   request: Request,
   target: URL,
@@ -153,13 +137,6 @@ export async function processPending(ctx: CrawlContext, pending: Pending): Promi
     if (ctx.signal.aborted) return ABANDONED;
     outcome = await download(ctx, pending.request);
     if (ctx.signal.aborted) return ABANDONED;
-    if (ctx.archives && !(outcome instanceof Error) && outcome.source === "network") {
-      // A write that fails fails the crawl, as a feed's does: an archive with holes would pass for whole.
-      const sentBody = outcome.sent?.method === "GET" || outcome.sent?.method === "HEAD"
-        ? undefined
-        : pending.request.body;
-      await ctx.archives.add({ response: outcome, requestBody: sentBody });
-    }
     if (outcome instanceof FetchError || outcome instanceof RedirectRefused) closeSlot(0, 0);
     else {
       closeSlot(outcome.latency, outcome.status, retryAfterSeconds(outcome));

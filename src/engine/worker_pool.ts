@@ -174,6 +174,8 @@ export class WorkerPool {
         headers: [...response.headers],
         body: response.body,
         redirects: response.redirects,
+        source: response.source,
+        rendered: response.rendered,
       },
     };
     const { items, requests } = await new Promise<{ items: Item[]; requests: string[] }>((resolve, reject) => {

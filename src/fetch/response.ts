@@ -14,10 +14,23 @@ export interface FetchedResponse {
   redirects: string[];
   /** Seconds from sending the request to the end of the body. */
   latency: number;
-  /** Where it came from: the network, the HTTP cache (`cache` setting), or a middleware that answered it itself. */
-  source: "network" | "cache" | "middleware";
+  /**
+   * Where it came from: the network, the HTTP cache (`cache` setting), a middleware that answered it itself, or the
+   * browser (a rendered page: the body is the DOM as it stood after the request's steps).
+   */
+  source: "network" | "cache" | "middleware" | "browser";
   /** For a response from the network: the method and headers of the last request sent (after redirects). */
   sent?: { method: string; headers: Headers };
+  /** For a rendered page: what its steps gave back. */
+  rendered?: Rendered;
+}
+
+/** What a rendered page's steps gave back (C23), in step order. */
+export interface Rendered {
+  /** The JSON result of each `evaluate` step. */
+  evaluated: unknown[];
+  /** The PNG bytes of each `screenshot` step. */
+  screenshots: Uint8Array[];
 }
 
 /** Builds a response a middleware can answer a request with, instead of fetching it. */

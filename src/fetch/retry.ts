@@ -11,8 +11,12 @@ import type { FetchedResponse } from "./response.ts";
 /** The settings retry decisions read. */
 export type RetrySettings = Pick<SettingValues, "retries" | "retryHttpCodes" | "retryBackoff">;
 
-/** Fetch failures worth trying again; the others (too_large, redirects, aborted, ...) would only fail again. */
-const RETRIED_FAILURES = new Set(["network", "timeout"]);
+/**
+ * Fetch failures worth trying again: the network, a timeout, a browser that crashed while rendering, and a browser
+ * step that failed (a page that was slow to show its button). The others (too_large, redirects, aborted, a browser
+ * that cannot be found, ...) would only fail again.
+ */
+const RETRIED_FAILURES = new Set(["network", "timeout", "browser", "browser_step"]);
 /** Longest wait computed from the backoff. */
 const MAX_BACKOFF = 60;
 /** Longest wait a Retry-After header can ask for. */

@@ -7,6 +7,7 @@
 import { Request, type RequestInit, type Step } from "../spider/request.ts";
 import type { Spider } from "../spider/spider.ts";
 import { callbackName, resolveCallback } from "../spider/callbacks.ts";
+import { calledMethod, parseStep } from "../spider/steps.ts";
 
 /** The codec's format version, written as "v". */
 export const CODEC_VERSION = 1;
@@ -168,6 +169,29 @@ function checkCallbackName(spider: Spider, data: Record<string, unknown>, key: s
   return name;
 }
 
+/**
+ * Steps must each name one known action, and a `call` step only a method a callback may name: a queued entry
+ * that could run any other method of the spider is not a request Netweir can use.
+ */
+function checkStepList(spider: Spider, steps: Step[]): void {
+  steps.forEach((raw, index) => {
+    let step;
+    try {
+      step = parseStep(raw, index);
+    } catch (error) {
+      bad(`steps: ${(error as Error).message}`);
+    }
+    if (step.action !== "call") return;
+    const name = calledMethod(step.arg);
+    if (name === undefined) bad(`steps: step ${index} is a call step that names no method`);
+    try {
+      resolveCallback(spider, name, { fromQueue: true });
+    } catch (error) {
+      bad(`steps: step ${index}: call: ${(error as Error).message}`);
+    }
+  });
+}
+
 /** A request from its JSON. Throws TypeError ("bad queued request: ...") on anything that is not a valid request. */
 export function decodeRequest(spider: Spider, json: string): Request {
   if (typeof json !== "string") bad("not a string");
@@ -210,6 +234,7 @@ export function decodeRequest(spider: Spider, json: string): Request {
     (v) => Array.isArray(v) && v.every(isPlainObject),
     "an array of objects",
   );
+  if (init.steps !== undefined) checkStepList(spider, init.steps);
   init.render = optional(data, "render", isBoolean, "a boolean");
   init.depth = optional(data, "depth", (v) => Number.isSafeInteger(v) && (v as number) >= 0, "an integer >= 0");
   init.rule = optional(

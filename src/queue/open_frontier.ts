@@ -48,6 +48,5 @@ export async function openFrontier(
     leaseSeconds: settings.queueLease,
     idleSeconds: settings.queueIdle,
     windows: platform() === "win32",
-    uploadDir: settings.browserUploadDir,
   });
 }

@@ -18,7 +18,6 @@ import { fingerprint } from "./fingerprint.ts";
 import type { Frontier, FrontierStats, FrontierStatus, Lease } from "./frontier.ts";
 import { describe, mayPass, RedisConnection, type ScriptArg } from "./redis_client.ts";
 import type { ScriptName } from "./redis_scripts.ts";
-import { checkQueuedSteps } from "./redis_steps.ts";
 import { parseRedisUrl } from "./redis_url.ts";
 
 export interface RedisFrontierOptions {
@@ -33,11 +32,6 @@ export interface RedisFrontierOptions {
   idleSeconds: number | null;
   /** Whether this is Windows (no unix sockets there). */
   windows?: boolean;
-  /**
-   * The only directory whose files a queued request's set_input_files steps may upload (browserUploadDir). Null
-   * or absent: every queued request that uploads is dropped, since anyone who can write to Redis can write one.
-   */
-  uploadDir?: string | null;
 }
 
 /** The prefix of every key of a crawl. */
@@ -82,8 +76,6 @@ export class RedisFrontier implements Frontier {
   /** Lease ids this process holds, to spot any the server holds for it that it never heard of. */
   readonly #held = new Set<string>();
   readonly #stats = { pushed: 0, leased: 0, leases_reclaimed: 0, queue_bad: 0 };
-  /** Queued requests dropped because they would upload files from outside browserUploadDir. */
-  #droppedUpload = 0;
   #droppedUnqueueable = 0;
   /** Pages waiting to be finished while a FINISH call is on its way. */
   readonly #finishing: PendingFinish[] = [];
@@ -287,7 +279,7 @@ export class RedisFrontier implements Frontier {
     for (let i = 0; i + 1 < reply.length - 1; i += 2) {
       const id = String(reply[i]);
       const encoded = String(reply[i + 1]);
-      const request = await this.#usable(encoded);
+      const request = this.#usable(encoded);
       if (request) leases.push({ id, request });
       // Gone for the whole crawl: released without queueing anything, never handed to the crawl.
       else await this.finish({ id, request: undefined as unknown as Request }, []);
@@ -297,25 +289,13 @@ export class RedisFrontier implements Frontier {
   }
 
   /** The request an entry holds, or undefined (counted and logged) when this process must not use it. */
-  async #usable(encoded: string): Promise<Request | undefined> {
-    let request: Request;
+  #usable(encoded: string): Request | undefined {
     try {
-      request = decodeRequest(this.#options.spider, encoded);
+      return decodeRequest(this.#options.spider, encoded);
     } catch (error) {
       this.#bad(`${(error as Error).message}: ${encoded.slice(0, 120)}`);
       return undefined;
     }
-    const refusal = await checkQueuedSteps(this.#options.spider, request.steps, this.#options.uploadDir ?? null);
-    if (refusal?.reason === "bad") {
-      this.#bad(`${request.url}: ${refusal.detail}`);
-      return undefined;
-    }
-    if (refusal) {
-      this.#droppedUpload++;
-      this.#options.log.warning(`dropped ${request.url} from the queue: ${refusal.detail}`);
-      return undefined;
-    }
-    return request;
   }
 
   #bad(what: string, count = 1): void {
@@ -390,10 +370,9 @@ export class RedisFrontier implements Frontier {
     return { waiting, held, processes, seen, queued };
   }
 
-  /** pushed, leased, leases_reclaimed and queue_bad; `dropped.upload` and `dropped.unqueueable` once any were. */
+  /** pushed, leased, leases_reclaimed and queue_bad; `dropped.unqueueable` once any were. */
   stats(): FrontierStats {
     const stats: FrontierStats = { ...this.#stats };
-    if (this.#droppedUpload > 0) stats["dropped.upload"] = this.#droppedUpload;
     if (this.#droppedUnqueueable > 0) stats["dropped.unqueueable"] = this.#droppedUnqueueable;
     return stats;
   }

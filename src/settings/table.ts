@@ -13,6 +13,22 @@ const atLeast = (min: number) => (value: number | null) =>
   value !== null && value < min ? `must be at least ${min}` : undefined;
 const positive = (value: number | null) => value !== null && value <= 0 ? "must be greater than 0" : undefined;
 
+/** The resource types `browserBlock` may name: Chromium's, in lower case. */
+export const BROWSER_RESOURCE_TYPES = [
+  "stylesheet",
+  "image",
+  "media",
+  "font",
+  "script",
+  "texttrack",
+  "xhr",
+  "fetch",
+  "eventsource",
+  "websocket",
+  "manifest",
+  "other",
+];
+
 /** User-agent sent when a spider does not set its own. */
 export const DEFAULT_USER_AGENT = "netweir/0.4.0";
 
@@ -310,8 +326,9 @@ const TABLE = {
     type: "string",
     nullable: true,
     default: null,
-    unavailable: true,
-    doc: "Chrome or Chromium executable for rendering (default: found on PATH)",
+    emptyIsMistake: true,
+    doc:
+      "Chrome or Chromium executable for rendering (default: chromium, chromium-browser, google-chrome or chrome on PATH)",
   }),
   browserTabs: setting<number>({
     cli: "browser_tabs",
@@ -325,8 +342,17 @@ const TABLE = {
     type: "string",
     nullable: true,
     default: null,
-    unavailable: true,
-    doc: "The only directory set_input_files steps may upload from",
+    emptyIsMistake: true,
+    doc: "The only directory set_input_files steps may upload from (without it, no request may upload)",
+  }),
+  browserBlock: setting<string[]>({
+    cli: "browser_block",
+    type: "strings",
+    default: ["image", "font", "media"],
+    check: (list) =>
+      list.find((type) => !BROWSER_RESOURCE_TYPES.includes(type)) &&
+      `must be resource types among ${BROWSER_RESOURCE_TYPES.join(", ")}`,
+    doc: "Resource types rendered pages do not load (an empty list loads everything)",
   }),
   // Logs and stats (C14)
   logLevel: setting<string>({

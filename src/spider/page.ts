@@ -68,9 +68,33 @@ export class Page {
     return this.request.depth;
   }
 
-  /** The body's character encoding: BOM, Content-Type charset, `<meta>` charset in the first 1024 bytes, UTF-8. */
+  /**
+   * The body's character encoding: BOM, Content-Type charset, `<meta>` charset in the first 1024 bytes, UTF-8. A
+   * rendered page's body is the DOM serialised as UTF-8, whatever its document was sent in.
+   */
   get encoding(): string {
+    if (this.response.source === "browser") return this.#encoding ??= "utf-8";
     return this.#encoding ??= detectEncoding(this.body, this.headers.get("content-type"));
+  }
+
+  /** Whether the page was rendered in the browser (`render` or `steps`). */
+  get rendered(): boolean {
+    return this.response.source === "browser";
+  }
+
+  /** The JSON results of the request's `evaluate` steps, in step order (empty when none ran). */
+  get evaluated(): unknown[] {
+    return this.response.rendered?.evaluated ?? [];
+  }
+
+  /** The PNG bytes of the last `screenshot` step; undefined when none ran. */
+  get screenshot(): Uint8Array | undefined {
+    return this.response.rendered?.screenshots.at(-1);
+  }
+
+  /** The PNG bytes of every `screenshot` step, in step order. */
+  get screenshots(): Uint8Array[] {
+    return this.response.rendered?.screenshots ?? [];
   }
 
   /** The body decoded as text (once, on first use). */

@@ -3,7 +3,7 @@
  * pages they lead to, and whether to keep following links from those pages. Requests made by a rule carry the
  * rule's index, not a callback, so they travel through a shared queue as plain data.
  */
-import type { CallbackRef, Request } from "./request.ts";
+import type { CallbackRef, Request, Step } from "./request.ts";
 import type { Page } from "./page.ts";
 import type { Spider } from "./spider.ts";
 import { LinkExtractor, type LinkExtractorOptions } from "./link_extractor.ts";
@@ -21,6 +21,10 @@ export interface RuleOptions extends LinkExtractorOptions {
   processLinks?: ProcessLinks;
   /** Passed to the callback as its second argument (must be JSON). */
   cbKwargs?: Record<string, unknown>;
+  /** Render the pages this rule's links lead to in the browser (C23). */
+  render?: boolean;
+  /** Browser steps to run on those pages before the callback sees them; steps imply `render`. */
+  steps?: Step[];
 }
 
 export class Rule {
@@ -29,10 +33,14 @@ export class Rule {
   readonly follow: boolean;
   readonly processLinks: ProcessLinks | undefined;
   readonly cbKwargs: Record<string, unknown>;
+  readonly render: boolean;
+  readonly steps: Step[] | undefined;
 
   constructor(options: RuleOptions = {}) {
     this.linkExtractor = new LinkExtractor(options);
-    const { callback, follow, processLinks, cbKwargs } = options;
+    const { callback, follow, processLinks, cbKwargs, render, steps } = options;
+    if (render !== undefined && typeof render !== "boolean") throw new TypeError("Rule render must be a boolean");
+    if (steps !== undefined && !Array.isArray(steps)) throw new TypeError("Rule steps must be an array of steps");
     if (callback !== undefined && typeof callback !== "string" && typeof callback !== "function") {
       throw new TypeError("Rule callback must be a spider method or its name");
     }
@@ -44,6 +52,8 @@ export class Rule {
     this.follow = follow ?? callback === undefined;
     this.processLinks = processLinks;
     this.cbKwargs = { ...cbKwargs };
+    this.render = render ?? false;
+    this.steps = steps;
   }
 }
 
@@ -76,7 +86,14 @@ export function ruleRequests(spider: Spider, page: Page): Request[] {
     const taken = links.filter((url) => !seen.has(url) && extractor.matches(url));
     for (const url of taken) seen.add(url);
     const toRequest = applyProcessLinks(spider, rule, taken, page);
-    for (const request of page.followAll(toRequest, { rule: index, cbKwargs: rule.cbKwargs })) {
+    for (
+      const request of page.followAll(toRequest, {
+        rule: index,
+        cbKwargs: rule.cbKwargs,
+        render: rule.render,
+        steps: rule.steps,
+      })
+    ) {
       // processLinks may return links another rule already took; one request per URL per page.
       if (requested.has(request.url)) continue;
       requested.add(request.url);

@@ -85,7 +85,10 @@ Deno.test("bad settings and arguments exit 2 with one line naming what was wrong
       [["-s", "min_delay=5", "-s", "max_delay=1"], /^netweir: min_delay \(5\) is above max_delay \(1\)\n$/],
       [["-s", "profile=turbo"], /^netweir: unknown profile "turbo"/],
       [["-s", "proxy_rotation=per_request"], /^netweir: proxy_rotation needs proxies\n$/],
-      [["-s", "browser_path=/usr/bin/chromium"], /^netweir: browser_path is not available yet\n$/],
+      [
+        ["-s", "browser_path=/no/such/chromium"],
+        /^netweir: browser_path \/no\/such\/chromium is not an executable file\n$/,
+      ],
       [["--queue-key", ""], /^netweir: setting queue_key must not be empty\n$/],
       [["--queue", ""], /^netweir: setting queue must not be empty\n$/],
       [["--queue", "redis://:secret@127.0.0.1:1/0", "--queue-key", "two words"], /^netweir: .*queue key/],

@@ -1,11 +1,8 @@
 /**
  * The Redis store of the frontier against a real redis-server: sharing, the duplicate filter, leases, reclaim,
- * orphaned leases, and what it drops from the queue (garbage, forbidden callback names, uploads).
+ * orphaned leases, and what it drops from the queue (garbage, forbidden callback and call-step names).
  */
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { keyPrefix, RedisFrontier } from "../../src/queue/redis_frontier.ts";
 import { encodeRequest } from "../../src/queue/codec.ts";
 import type { Page } from "../../src/spider/page.ts";
@@ -33,7 +30,7 @@ let keys = 0;
 function open(
   url: string,
   key: string,
-  options: { leaseSeconds?: number; idleSeconds?: number | null; uploadDir?: string | null } = {},
+  options: { leaseSeconds?: number; idleSeconds?: number | null } = {},
 ) {
   const log = recordingLog();
   return RedisFrontier.open({
@@ -43,7 +40,6 @@ function open(
     log,
     leaseSeconds: options.leaseSeconds ?? 6,
     idleSeconds: options.idleSeconds === undefined ? 1 : options.idleSeconds,
-    uploadDir: options.uploadDir,
   }).then((frontier) => ({ frontier, log }));
 }
 
@@ -356,65 +352,6 @@ Deno.test("queue keys that are not lists are set aside and each counted, and lea
   } finally {
     await frontier.close();
     await redis.stop();
-  }
-});
-
-Deno.test("a queued request that uploads files is dropped without an upload directory, counted as dropped.upload", async () => {
-  const redis = await startRedis();
-  const { frontier, log } = await open(redis.url, newKey());
-  try {
-    const upload = [{ set_input_files: { selector: "#file", files: ["/etc/hostname"] } }];
-    await frontier.push([
-      new Request({ url: url("upload"), steps: upload }),
-      new Request({ url: url("click"), steps: [{ click: "#more" }] }),
-    ]);
-    const leases = await frontier.lease(10);
-    assert.deepEqual(leases.map((lease) => lease.request.url), [url("click")]);
-    assert.equal(frontier.stats()["dropped.upload"], 1);
-    assert.equal(frontier.stats().queue_bad, 0);
-    assert.ok(log.lines.some((line) => /needs browser_upload_dir/.test(line)));
-    assert.equal((await frontier.status()).held, 1);
-  } finally {
-    await frontier.close();
-    await redis.stop();
-  }
-});
-
-Deno.test("a queued request may upload only files inside browserUploadDir, symlinks followed", async () => {
-  const redis = await startRedis();
-  const dir = await mkdtemp(join(tmpdir(), "netweir-upload-"));
-  const uploads = join(dir, "uploads");
-  await mkdir(join(uploads, "sub"), { recursive: true });
-  await writeFile(join(uploads, "ok.txt"), "ok");
-  await writeFile(join(uploads, "sub", "deep.txt"), "ok");
-  await writeFile(join(dir, "secret.txt"), "secret");
-  await symlink(join(dir, "secret.txt"), join(uploads, "link.txt"));
-  const { frontier } = await open(redis.url, newKey(), { uploadDir: uploads });
-  try {
-    const request = (files: unknown, i: number) =>
-      new Request({ url: url(`upload-${i}`), steps: [{ set_input_files: { selector: "#f", files } }] });
-    const allowed = [join(uploads, "ok.txt"), "sub/deep.txt", [join(uploads, "ok.txt"), "sub/deep.txt"]];
-    const refused = [
-      join(dir, "secret.txt"),
-      join(uploads, "..", "secret.txt"),
-      "../secret.txt",
-      "link.txt",
-      "missing.txt",
-      [join(uploads, "ok.txt"), "/etc/hostname"],
-      [],
-    ];
-    const all = [...allowed, ...refused].map(request);
-    await frontier.push(all);
-    await frontier.push([
-      new Request({ url: url("action-form"), steps: [{ action: "set_input_files", files: "ok.txt" }] }),
-    ]);
-    const leased = (await frontier.lease(100)).map((lease) => lease.request.url);
-    assert.deepEqual(leased, [...all.slice(0, allowed.length).map((r) => r.url), url("action-form")]);
-    assert.equal(frontier.stats()["dropped.upload"], refused.length);
-  } finally {
-    await frontier.close();
-    await redis.stop();
-    await rm(dir, { recursive: true, force: true });
   }
 });
 

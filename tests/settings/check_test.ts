@@ -122,27 +122,11 @@ Deno.test("a spider's profile with a setting that does not exist is refused nami
   );
 });
 
-Deno.test("every setting whose feature is not built yet is refused when given: X is not available yet", () => {
-  const unavailable = SETTINGS.filter((row) => row.unavailable);
-  assert.ok(unavailable.length > 0);
-  for (const row of unavailable) {
-    assert.throws(
-      () => overrides({ [row.key]: "/tmp/netweir-test" }),
-      refusedWith(row.cli, new RegExp(`^${row.cli} is not available yet$`)),
-      row.cli,
-    );
-  }
-});
-
-Deno.test("a setting that is not available yet is refused when a profile gives it too", () => {
-  assert.throws(
-    () =>
-      resolveCrawlSettings({
-        overrides: new Settings({ profile: "archive" }),
-        profiles: { archive: { browserPath: "/usr/bin/chromium" } },
-      }),
-    refusedWith("browser_path", /browser_path is not available yet/),
-  );
+Deno.test("browser_path, browser_upload_dir and browser_block are settings like any other", () => {
+  assert.equal(overrides({ browserPath: "/usr/bin/chromium" }).browserPath, "/usr/bin/chromium");
+  assert.equal(overrides({ browserUploadDir: "/tmp" }).browserUploadDir, "/tmp");
+  assert.deepEqual(overrides({}).browserBlock, ["image", "font", "media"]);
+  assert.throws(() => overrides({ browserBlock: ["pictures"] }), refusedWith("browser_block", /resource types/));
 });
 
 Deno.test("workers is a count of callback workers: 0 and above pass, below 0 is refused", () => {

@@ -1,0 +1,178 @@
+/**
+ * The browser fetcher: requests with `render` or `steps`, rendered in a tab of the crawl's Chromium. It is loaded
+ * by the engine on the first such request, and only then: this module is the one that brings in puppeteer-core.
+ */
+import { FetchError } from "../errors.ts";
+import type { Downloader, FetchOptions } from "../fetch/downloader.ts";
+import { RedirectRefused } from "../fetch/downloader.ts";
+import type { FetchedResponse } from "../fetch/response.ts";
+import type { SettingValues } from "../settings/table.ts";
+import type { Request } from "../spider/request.ts";
+import type { Spider } from "../spider/spider.ts";
+import type { Logger } from "../spider/types.ts";
+import { BrowserMissingError, findBrowser } from "./find_browser.ts";
+import { TabPool, tabProxy } from "./pool.ts";
+import { CrawlFailure, renderInTab, renderSeconds } from "./render.ts";
+
+/** Chromium's names for the resource types `browser_block` names in lower case. */
+const RESOURCE_TYPES: Record<string, string> = {
+  stylesheet: "Stylesheet",
+  image: "Image",
+  media: "Media",
+  font: "Font",
+  script: "Script",
+  texttrack: "TextTrack",
+  xhr: "XHR",
+  fetch: "Fetch",
+  eventsource: "EventSource",
+  websocket: "WebSocket",
+  manifest: "Manifest",
+  other: "Other",
+};
+
+/** How long one DevTools call may take: past it, Chromium counts as hung. */
+const PROTOCOL_TIMEOUT_MS = 60_000;
+
+/** What the browser fetcher needs from its crawl. */
+export interface BrowserFetcherOptions {
+  settings: Pick<
+    SettingValues,
+    | "browserPath"
+    | "browserTabs"
+    | "browserBlock"
+    | "browserUploadDir"
+    | "timeout"
+    | "maxRedirects"
+    | "userAgent"
+    | "defaultHeaders"
+  >;
+  spider: Spider;
+  log: Logger;
+  stats: { inc(name: string, by?: number): void };
+  /** The HTTP side, for the proxy a request goes through and the cookie jar. */
+  downloader: Downloader;
+  /** Fetches the pages' main documents: the crawl's HTTP fetcher (cache and archives included). */
+  http: { fetch(request: Request, options: FetchOptions): Promise<FetchedResponse> };
+  /** Where a tab may go after its first document (allowed domains, robots.txt), as for a redirect. */
+  checkNavigation(request: Request, target: URL): ReturnType<NonNullable<FetchOptions["checkRedirect"]>>;
+}
+
+export class BrowserFetcher {
+  readonly #options: BrowserFetcherOptions;
+  readonly #pool: TabPool;
+  readonly #blockTypes: ReadonlySet<string>;
+
+  private constructor(options: BrowserFetcherOptions, executable: string) {
+    this.#options = options;
+    const { settings, log, stats } = options;
+    const blockTypes = settings.browserBlock.map((type) => RESOURCE_TYPES[type]);
+    this.#blockTypes = new Set(blockTypes);
+    // Accept headers are the page's own business: a stylesheet must not be asked for as text/html.
+    const extraHeaders = Object.fromEntries(
+      Object.entries(settings.defaultHeaders).filter(([name]) => !name.toLowerCase().startsWith("accept")),
+    );
+    this.#pool = new TabPool({
+      executable,
+      tabs: settings.browserTabs,
+      log,
+      blockTypes,
+      userAgent: settings.userAgent,
+      extraHeaders,
+      protocolTimeoutMs: PROTOCOL_TIMEOUT_MS,
+      onCrash: () => stats.inc("browser.restarts"),
+    });
+  }
+
+  /**
+   * A fetcher for the crawl; Chromium itself starts on the first page. A browser that cannot be found fails with
+   * a FetchError (`browser_missing`, not retried) that says how to set one.
+   */
+  static open(options: BrowserFetcherOptions): Promise<BrowserFetcher> {
+    try {
+      return Promise.resolve(new BrowserFetcher(options, findBrowser(options.settings.browserPath)));
+    } catch (error) {
+      if (error instanceof BrowserMissingError) {
+        return Promise.reject(new FetchError("browser_missing", error.message, { cause: error }));
+      }
+      return Promise.reject(error);
+    }
+  }
+
+  /** The running Chromium's pid, when one runs. */
+  browserPid(): Promise<number | undefined> {
+    return this.#pool.pid();
+  }
+
+  async fetch(request: Request, options: FetchOptions): Promise<FetchedResponse> {
+    const { settings, downloader } = this.#options;
+    let seconds: number;
+    let proxy: string | undefined;
+    try {
+      seconds = renderSeconds(request, settings.timeout);
+      // Chosen once for the whole page, so every document of it goes the same way as its sub-resources.
+      proxy = downloader.proxyFor(request);
+    } catch (error) {
+      throw new FetchError("invalid", (error as Error).message, { cause: error });
+    }
+    const signal = options.signal ?? new AbortController().signal;
+    let tab;
+    try {
+      tab = await this.#pool.acquire(proxy ? tabProxy(proxy) : undefined, signal);
+    } catch (error) {
+      if (signal.aborted) throw new FetchError("aborted", `rendering ${request.url} stopped`, { cause: error });
+      throw new FetchError("browser", `could not open a browser tab: ${(error as Error)?.message}`, { cause: error });
+    }
+    let healthy = false;
+    try {
+      const response = await renderInTab(
+        tab,
+        request,
+        {
+          spider: this.#options.spider,
+          jar: downloader.cookieJar,
+          uploadDir: settings.browserUploadDir,
+          maxRedirects: settings.maxRedirects,
+          blockTypes: this.#blockTypes,
+          proxy,
+          fetchDocument: (document, documentSignal) => this.#options.http.fetch(document, { signal: documentSignal }),
+          checkNavigation: (target) => this.#options.checkNavigation(request, target),
+          count: (name, by) => this.#options.stats.inc(name, by),
+        },
+        seconds,
+        signal,
+      );
+      healthy = true;
+      return response;
+    } catch (error) {
+      if (error instanceof CrawlFailure) throw error.cause;
+      // A step that failed, or a navigation turned down, leaves a tab that about:blank makes as good as new.
+      healthy = error instanceof RedirectRefused ||
+        (error instanceof FetchError && (error.reason === "browser_step" || error.reason === "redirects"));
+      if (error instanceof FetchError || error instanceof RedirectRefused) {
+        if (error instanceof FetchError && error.reason === "browser_step" && !(await this.#alive(tab))) {
+          throw new FetchError("browser", `Chromium exited while rendering ${request.url}`, { cause: error });
+        }
+        throw error;
+      }
+      if (!(await this.#alive(tab))) {
+        throw new FetchError("browser", `Chromium exited while rendering ${request.url}`, { cause: error });
+      }
+      throw new FetchError("browser", `rendering ${request.url} failed: ${(error as Error)?.message ?? error}`, {
+        cause: error,
+      });
+    } finally {
+      await this.#pool.release(tab, healthy);
+    }
+  }
+
+  /** Whether the tab's browser still answers. */
+  async #alive(tab: { page: { browser(): { connected: boolean } } }): Promise<boolean> {
+    // The browser's end reaches puppeteer a moment after the calls that failed because of it.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    return tab.page.browser().connected;
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.close();
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * The DevTools protocol over a pipe, as Chromium speaks it with `--remote-debugging-pipe`: it reads commands from
+ * its file descriptor 3 and writes answers and events to 4, each message JSON ended by a NUL byte. A pipe rather
+ * than a port: nothing else on the machine can connect to the browser, and when the crawl's process dies, however
+ * it dies, the pipe closes and Chromium exits by itself.
+ */
+import { Buffer } from "node:buffer";
+import type { Readable, Writable } from "node:stream";
+
+/** puppeteer's ConnectionTransport, which `puppeteer.connect({ transport })` takes. */
+export interface Transport {
+  send(message: string): void;
+  close(): void;
+  onmessage?: (message: string) => void;
+  onclose?: () => void;
+}
+
+export class PipeTransport implements Transport {
+  readonly #out: Writable;
+  readonly #in: Readable;
+  #pending: Buffer[] = [];
+  #closed = false;
+  onmessage?: (message: string) => void;
+  onclose?: () => void;
+
+  constructor(toBrowser: Writable, fromBrowser: Readable) {
+    this.#out = toBrowser;
+    this.#in = fromBrowser;
+    fromBrowser.on("data", (chunk: Buffer) => this.#read(chunk));
+    fromBrowser.on("close", () => this.#end());
+    fromBrowser.on("error", () => this.#end());
+    // A browser that died mid-write: the next send fails, and the close event says the rest.
+    toBrowser.on("error", () => this.#end());
+  }
+
+  send(message: string): void {
+    if (this.#closed) return;
+    this.#out.write(message);
+    this.#out.write("\0");
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#in.destroy();
+    this.#out.destroy();
+  }
+
+  #read(chunk: Buffer): void {
+    let start = 0;
+    for (let end = chunk.indexOf(0); end !== -1; end = chunk.indexOf(0, start)) {
+      this.#pending.push(chunk.subarray(start, end));
+      const message = Buffer.concat(this.#pending).toString("utf8");
+      this.#pending = [];
+      start = end + 1;
+      // Delivered on a later tick, as puppeteer's own transport does: a handler may send from inside it.
+      queueMicrotask(() => this.onmessage?.(message));
+    }
+    if (start < chunk.length) this.#pending.push(chunk.subarray(start));
+  }
+
+  #end(): void {
+    if (this.#closed && this.onclose === undefined) return;
+    this.#closed = true;
+    const onclose = this.onclose;
+    this.onclose = undefined;
+    queueMicrotask(() => onclose?.());
+  }
+}

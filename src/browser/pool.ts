@@ -1,0 +1,300 @@
+/**
+ * A bounded pool of browser tabs. At most `tabs` are in use at once, and at most that many are open. Chromium is
+ * started when the first tab is asked for, and started again when it dies: the tabs it had are gone (the pages
+ * they were rendering fail, and are retried by the engine), and the next tab asked for starts a new browser.
+ *
+ * Tabs are reused: a page rendered in a tab leaves it on about:blank, so nothing of it keeps running, and a tab is
+ * closed after {@link MAX_TAB_USES} pages, so whatever a site's scripts leak goes with it. Tabs are grouped by
+ * proxy: each proxy gets a browser context of its own (Chromium sets proxies per context), and the direct tabs use
+ * the default one.
+ */
+import type { Browser, BrowserContext, CDPSession, Page, Protocol } from "puppeteer-core";
+import type { Logger } from "../spider/types.ts";
+import { type Chromium, launchChromium } from "./chromium.ts";
+
+/** Pages a tab renders before it is closed and a fresh one opened. */
+export const MAX_TAB_USES = 50;
+
+/** What a render listens to on its tab while it has it. */
+export interface TabListener {
+  onRequestPaused(event: Protocol.Fetch.RequestPausedEvent): void;
+  onAuthRequired(event: Protocol.Fetch.AuthRequiredEvent): void;
+  onLoadingFinished(event: Protocol.Network.LoadingFinishedEvent): void;
+  onLoadingFailed(event: Protocol.Network.LoadingFailedEvent): void;
+  onResponseReceived(event: Protocol.Network.ResponseReceivedEvent): void;
+}
+
+/** A tab, and the DevTools session Netweir drives it with besides puppeteer's own. */
+export interface Tab {
+  readonly page: Page;
+  readonly session: CDPSession;
+  readonly mainFrameId: string;
+  readonly proxyKey: string;
+  /** Which browser it belongs to: tabs of a browser that died are never reused. */
+  readonly generation: number;
+  uses: number;
+  /** Whether the main frame is loading a document now. */
+  loading: boolean;
+  /** Resolved when the main frame stops loading. */
+  loaded(): Promise<void>;
+  listener: TabListener | undefined;
+}
+
+/** A proxy for a context of tabs: where to send traffic, and the login Chromium is to answer its 407 with. */
+export interface TabProxy {
+  /** The proxy URL as given (the key tabs are grouped by). */
+  url: string;
+  server: string;
+  username?: string;
+  password?: string;
+}
+
+export interface TabPoolOptions {
+  executable: string;
+  tabs: number;
+  log: Logger;
+  /** Chromium resource types (`Image`, `Font`, ...) the tabs do not load. */
+  blockTypes: string[];
+  userAgent: string | null;
+  /** Headers added to every request a tab makes (the crawl's default headers). */
+  extraHeaders: Record<string, string>;
+  /** How long one DevTools call may take before it counts as a hung browser. */
+  protocolTimeoutMs: number;
+  /** Called once for each Chromium that died by itself (not closed by the pool). */
+  onCrash(): void;
+}
+
+interface Waiter {
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+/** Parses a proxy URL into what Chromium's context takes. */
+export function tabProxy(url: string): TabProxy {
+  const parsed = new URL(url);
+  return {
+    url,
+    server: `${parsed.protocol}//${parsed.host}`,
+    username: parsed.username ? decodeURIComponent(parsed.username) : undefined,
+    password: parsed.password ? decodeURIComponent(parsed.password) : undefined,
+  };
+}
+
+export class TabPool {
+  readonly #options: TabPoolOptions;
+  #chromium: Promise<Chromium> | undefined;
+  #generation = 0;
+  readonly #contexts = new Map<string, Promise<BrowserContext>>();
+  readonly #idle: Tab[] = [];
+  #inUse = 0;
+  #open = 0;
+  readonly #waiters: Waiter[] = [];
+  #closed = false;
+
+  constructor(options: TabPoolOptions) {
+    this.#options = options;
+  }
+
+  /** The pid of the running Chromium, if one is running (for tests and the log). */
+  async pid(): Promise<number | undefined> {
+    return (await this.#chromium?.catch(() => undefined))?.pid;
+  }
+
+  /** A tab for a page through `proxy` (undefined: direct). Waits for a free one; `signal` gives up waiting. */
+  async acquire(proxy: TabProxy | undefined, signal?: AbortSignal): Promise<Tab> {
+    await this.#slot(signal);
+    try {
+      const key = proxy?.url ?? "";
+      const chromium = await this.#browser();
+      const generation = this.#generation;
+      const index = this.#idle.findIndex((tab) => tab.proxyKey === key && tab.generation === generation);
+      if (index !== -1) return this.#idle.splice(index, 1)[0];
+      // Room for one more tab: close an idle one of another proxy (or of a dead browser) when all are open.
+      if (this.#open >= this.#options.tabs && this.#idle.length > 0) await this.#discard(this.#idle.shift()!);
+      this.#open++;
+      try {
+        return await this.#newTab(chromium.browser, proxy, generation);
+      } catch (error) {
+        this.#open--;
+        throw error;
+      }
+    } catch (error) {
+      this.#free();
+      throw error;
+    }
+  }
+
+  /** Gives a tab back: reused when `healthy` (its page ended cleanly), closed otherwise. */
+  async release(tab: Tab, healthy: boolean): Promise<void> {
+    tab.listener = undefined;
+    try {
+      tab.uses++;
+      const reuse = healthy && !this.#closed && tab.generation === this.#generation && tab.uses < MAX_TAB_USES;
+      if (reuse) {
+        try {
+          await tab.page.goto("about:blank", { timeout: this.#options.protocolTimeoutMs });
+          this.#idle.push(tab);
+          return;
+        } catch {
+          // A tab that cannot even go blank is not worth keeping.
+        }
+      }
+      await this.#discard(tab);
+    } finally {
+      this.#free();
+    }
+  }
+
+  /** Closes every tab and the browser. Waiting acquirers fail. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const waiter of this.#waiters.splice(0)) waiter.reject(new Error("the browser is closed"));
+    const chromium = await this.#chromium?.catch(() => undefined);
+    this.#chromium = undefined;
+    this.#idle.length = 0;
+    await chromium?.close();
+  }
+
+  async #slot(signal?: AbortSignal): Promise<void> {
+    if (this.#closed) throw new Error("the browser is closed");
+    if (this.#inUse < this.#options.tabs) {
+      this.#inUse++;
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = {
+        resolve: () => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve();
+        },
+        reject,
+      };
+      const onAbort = () => {
+        const at = this.#waiters.indexOf(waiter);
+        if (at !== -1) this.#waiters.splice(at, 1);
+        reject(signal!.reason ?? new Error("aborted"));
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#waiters.push(waiter);
+    });
+  }
+
+  #free(): void {
+    const next = this.#waiters.shift();
+    if (next) next.resolve(); // the slot passes straight to the next in line
+    else this.#inUse--;
+  }
+
+  #browser(): Promise<Chromium> {
+    if (this.#chromium) return this.#chromium;
+    const generation = ++this.#generation;
+    const starting = launchChromium(this.#options.executable, { protocolTimeoutMs: this.#options.protocolTimeoutMs });
+    this.#chromium = starting;
+    this.#contexts.clear();
+    starting.then((chromium) => {
+      this.#options.log.debug(`started Chromium (pid ${chromium.pid})`);
+      chromium.browser.once("disconnected", () => {
+        if (this.#generation !== generation || this.#closed) return;
+        this.#options.log.warning(`Chromium (pid ${chromium.pid}) exited; the pages it was rendering are retried`);
+        this.#options.onCrash();
+        this.#chromium = undefined;
+        this.#contexts.clear();
+        // Its tabs are gone with it; make sure the process is too, and its profile removed.
+        chromium.close(0).catch(() => {});
+        for (let i = this.#idle.length - 1; i >= 0; i--) {
+          if (this.#idle[i].generation === generation) {
+            this.#idle.splice(i, 1);
+            this.#open--;
+          }
+        }
+      });
+    }, () => {
+      if (this.#chromium === starting) this.#chromium = undefined;
+    });
+    return starting;
+  }
+
+  #context(browser: Browser, proxy: TabProxy | undefined): Promise<BrowserContext> {
+    if (!proxy) return Promise.resolve(browser.defaultBrowserContext());
+    let context = this.#contexts.get(proxy.url);
+    if (!context) {
+      // Chromium never proxies loopback unless told to: "<-loopback>" takes it off the bypass list.
+      context = browser.createBrowserContext({ proxyServer: proxy.server, proxyBypassList: ["<-loopback>"] });
+      this.#contexts.set(proxy.url, context);
+      context.catch(() => this.#contexts.delete(proxy.url));
+    }
+    return context;
+  }
+
+  async #newTab(browser: Browser, proxy: TabProxy | undefined, generation: number): Promise<Tab> {
+    const context = await this.#context(browser, proxy);
+    const page = await context.newPage();
+    try {
+      const session = await page.createCDPSession();
+      let loadedWaiters: Array<() => void> = [];
+      const { frameTree } = await session.send("Page.getFrameTree");
+      const tab: Tab = {
+        page,
+        session,
+        mainFrameId: frameTree.frame.id,
+        proxyKey: proxy?.url ?? "",
+        generation,
+        uses: 0,
+        loading: false,
+        loaded: () => tab.loading ? new Promise((resolve) => loadedWaiters.push(resolve)) : Promise.resolve(),
+        listener: undefined,
+      };
+      session.on("Page.frameStartedLoading", (event) => {
+        if (event.frameId === tab.mainFrameId) tab.loading = true;
+      });
+      session.on("Page.frameStoppedLoading", (event) => {
+        if (event.frameId !== tab.mainFrameId) return;
+        tab.loading = false;
+        const waiters = loadedWaiters;
+        loadedWaiters = [];
+        for (const resolve of waiters) resolve();
+      });
+      session.on("Fetch.requestPaused", (event) => {
+        if (tab.listener) tab.listener.onRequestPaused(event);
+        else session.send("Fetch.continueRequest", { requestId: event.requestId }).catch(() => {});
+      });
+      session.on("Fetch.authRequired", (event) => {
+        if (tab.listener) tab.listener.onAuthRequired(event);
+        else {
+          session.send("Fetch.continueWithAuth", {
+            requestId: event.requestId,
+            authChallengeResponse: { response: "CancelAuth" },
+          }).catch(() => {});
+        }
+      });
+      session.on("Network.loadingFinished", (event) => tab.listener?.onLoadingFinished(event));
+      session.on("Network.loadingFailed", (event) => tab.listener?.onLoadingFailed(event));
+      session.on("Network.responseReceived", (event) => tab.listener?.onResponseReceived(event));
+      await session.send("Page.enable");
+      await session.send("Network.enable");
+      const patterns: Protocol.Fetch.RequestPattern[] = [{ resourceType: "Document", requestStage: "Request" }];
+      for (const type of this.#options.blockTypes) {
+        patterns.push({ resourceType: type as Protocol.Network.ResourceType, requestStage: "Request" });
+      }
+      // A proxy login is answered for the tab's own requests too, and Chromium asks only about paused ones.
+      const proxyLogin = proxy?.username !== undefined;
+      if (proxyLogin) patterns.push({ urlPattern: "*", requestStage: "Request" });
+      await session.send("Fetch.enable", { patterns, handleAuthRequests: proxyLogin });
+      if (this.#options.userAgent) await page.setUserAgent(this.#options.userAgent);
+      if (Object.keys(this.#options.extraHeaders).length > 0) {
+        await page.setExtraHTTPHeaders(this.#options.extraHeaders);
+      }
+      await page.setViewport({ width: 1280, height: 800 });
+      return tab;
+    } catch (error) {
+      await page.close().catch(() => {});
+      throw error;
+    }
+  }
+
+  async #discard(tab: Tab): Promise<void> {
+    this.#open--;
+    if (tab.generation !== this.#generation) return; // its browser is gone, and the tab with it
+    await tab.page.close().catch(() => {});
+  }
+}

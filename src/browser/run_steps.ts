@@ -1,0 +1,248 @@
+/**
+ * Running a request's steps in its tab, one after another, each within its own time limit and the request's.
+ * A step that fails or runs out of time fails the request with a FetchError (`browser_step`) that names the step
+ * and its index; the engine retries it and hands it to the errback as it does an HTTP failure.
+ */
+import type { Page } from "puppeteer-core";
+import { FetchError } from "../errors.ts";
+import type { Rendered } from "../fetch/response.ts";
+import { resolveCallback } from "../spider/callbacks.ts";
+import type { Spider } from "../spider/spider.ts";
+import { calledMethod, describeStep, field, type ParsedStep, uploadFiles } from "../spider/steps.ts";
+import { uploadPaths } from "../spider/step_checks.ts";
+import type { Tab } from "./pool.ts";
+
+/** How long a click waits to see whether it started a navigation, before taking it that it did not. */
+const CLICK_SETTLE_MS = 40;
+/** Clicks a repeated click makes at most (`repeat: true`). */
+const MAX_REPEAT = 200;
+/** Scroll rounds at most when scrolling until no new content comes (`max` overrides). */
+const DEFAULT_SCROLL_ROUNDS = 50;
+
+/** What the steps of one render share. */
+export interface StepRun {
+  tab: Tab;
+  spider: Spider;
+  uploadDir: string | null;
+  /** Epoch ms by which the whole render must be done. */
+  deadline: number;
+  rendered: Rendered;
+  /** Main-frame documents requested so far (a click that navigates adds one). */
+  navigations(): number;
+  /** Throws what went wrong with a navigation a step started (refused offsite, failed), if anything did. */
+  checkNavigation(): void;
+}
+
+/** A step that ran out of time. */
+class StepTimeout extends Error {}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => timer = setTimeout(() => reject(new StepTimeout()), ms));
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+function selectorOf(step: ParsedStep): string {
+  const selector = typeof step.arg === "string" ? step.arg : field(step.arg, "selector");
+  if (typeof selector !== "string" || selector === "") throw new TypeError(`${step.action} needs a selector`);
+  return selector;
+}
+
+function seconds(value: unknown, what: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !(value >= 0) || !Number.isFinite(value)) {
+    throw new TypeError(`${what} must be a number of seconds`);
+  }
+  return value;
+}
+
+/** Runs every step in order. */
+export async function runSteps(steps: ParsedStep[], run: StepRun): Promise<void> {
+  for (let index = 0; index < steps.length; index++) {
+    const step = steps[index];
+    const left = run.deadline - Date.now();
+    const ms = Math.min(step.timeout === undefined ? Infinity : step.timeout * 1000, left);
+    if (ms <= 0) throw new FetchError("timeout", `${describeStep(step, index)} had no time left to run`);
+    try {
+      await withTimeout(runStep(step, run, ms), ms);
+      run.checkNavigation();
+    } catch (error) {
+      if (error instanceof FetchError && error.reason !== "browser_step") throw error;
+      run.checkNavigation();
+      const why = error instanceof StepTimeout
+        ? `timed out after ${Math.round(ms) / 1000} s`
+        : `failed: ${(error as Error)?.message ?? error}`;
+      throw new FetchError("browser_step", `${describeStep(step, index)} ${why}`, { cause: error });
+    }
+  }
+}
+
+async function runStep(step: ParsedStep, run: StepRun, ms: number): Promise<void> {
+  const page = run.tab.page;
+  switch (step.action) {
+    case "click":
+      return await click(step, run, ms);
+    case "wait_for":
+      return await waitFor(step, run, ms);
+    case "scroll":
+      return await scroll(step, page, ms);
+    case "fill": {
+      const value = field(step.arg, "value");
+      if (typeof value !== "string") throw new TypeError("fill needs a string value");
+      await page.locator(selectorOf(step)).setTimeout(ms).fill(value);
+      return;
+    }
+    case "select": {
+      const selector = selectorOf(step);
+      const given = field(step.arg, "values") ?? field(step.arg, "value");
+      const values = typeof given === "string" ? [given] : given;
+      if (!Array.isArray(values) || !values.every((v) => typeof v === "string")) {
+        throw new TypeError("select needs a value or values (strings)");
+      }
+      await page.waitForSelector(selector, { timeout: ms });
+      const chosen = await page.select(selector, ...values);
+      if (chosen.length === 0) throw new Error(`no option of ${selector} has the value ${values.join(", ")}`);
+      return;
+    }
+    case "evaluate":
+      run.rendered.evaluated.push(await evaluate(step, page));
+      return;
+    case "set_input_files": {
+      const files = uploadFiles(step.arg);
+      if (files === undefined) throw new TypeError("set_input_files names no files");
+      const paths = await uploadPaths(files, run.uploadDir);
+      if (!Array.isArray(paths)) throw new Error(paths.detail);
+      const input = await page.waitForSelector(selectorOf(step), { timeout: ms });
+      // Typed for HTMLInputElement, which needs the DOM types; waitForSelector found the element the step named.
+      await (input as unknown as { uploadFile(...paths: string[]): Promise<void> }).uploadFile(...paths);
+      return;
+    }
+    case "call": {
+      const name = calledMethod(step.arg);
+      if (name === undefined) throw new TypeError("call names no method");
+      const method = resolveCallback(run.spider, name, { fromQueue: true });
+      const args = field(step.arg, "args");
+      // The method gets puppeteer's live Page; it may click, type or wait as it likes, within the step's time.
+      await method(page as never, (args ?? {}) as Record<string, unknown>);
+      return;
+    }
+    case "screenshot": {
+      const fullPage = field(step.arg, "full_page") ?? field(step.arg, "fullPage");
+      const bytes = await page.screenshot({ type: "png", fullPage: fullPage === true });
+      run.rendered.screenshots.push(new Uint8Array(bytes));
+      return;
+    }
+  }
+}
+
+/** After something that may navigate: wait for the document it loads, if it started one. */
+async function settle(run: StepRun, before: number): Promise<void> {
+  await sleep(CLICK_SETTLE_MS);
+  if (run.navigations() > before || run.tab.loading) await run.tab.loaded();
+}
+
+async function click(step: ParsedStep, run: StepRun, ms: number): Promise<void> {
+  const page = run.tab.page;
+  const selector = selectorOf(step);
+  const repeat = field(step.arg, "repeat");
+  if (repeat !== undefined && repeat !== true && !(Number.isInteger(repeat) && (repeat as number) > 0)) {
+    throw new TypeError("click repeat must be true (until the element is gone) or a number of clicks");
+  }
+  const times = repeat === true ? MAX_REPEAT : (repeat as number | undefined) ?? 1;
+  // Between repeated clicks, how long the element may take to show again before it counts as gone.
+  const gone = seconds(field(step.arg, "wait"), "click wait", 2) * 1000;
+  for (let n = 0; n < times; n++) {
+    if (n > 0) {
+      const again = await page.waitForSelector(selector, { visible: true, timeout: gone }).catch(() => null);
+      if (again === null) return;
+    } else await page.waitForSelector(selector, { visible: true, timeout: ms });
+    const before = run.navigations();
+    await page.click(selector);
+    await settle(run, before);
+    run.checkNavigation();
+  }
+}
+
+async function waitFor(step: ParsedStep, run: StepRun, ms: number): Promise<void> {
+  const page = run.tab.page;
+  const arg = step.arg;
+  if (typeof arg === "number") return await sleep(seconds(arg, "wait_for", 0) * 1000);
+  if (arg === "networkidle" || arg === "network_idle") {
+    return await page.waitForNetworkIdle({ idleTime: 500, timeout: ms });
+  }
+  if (arg === "load") return await run.tab.loaded();
+  if (typeof arg === "string") return void await page.waitForSelector(arg, { timeout: ms });
+  const time = field(arg, "time");
+  if (time !== undefined) return await sleep(seconds(time, "wait_for time", 0) * 1000);
+  if (field(arg, "network_idle") === true) {
+    const idle = seconds(field(arg, "idle"), "wait_for idle", 0.5);
+    return await page.waitForNetworkIdle({ idleTime: idle * 1000, timeout: ms });
+  }
+  const selector = selectorOf(step);
+  const state = field(arg, "state") ?? "attached";
+  if (state !== "attached" && state !== "visible" && state !== "hidden") {
+    throw new TypeError(`wait_for state must be attached, visible or hidden, not ${JSON.stringify(state)}`);
+  }
+  await page.waitForSelector(selector, { timeout: ms, visible: state === "visible", hidden: state === "hidden" });
+}
+
+async function scroll(step: ParsedStep, page: Page, ms: number): Promise<void> {
+  const arg = step.arg;
+  const selector = field(arg, "selector");
+  if (typeof selector === "string") {
+    const element = await page.waitForSelector(selector, { timeout: ms });
+    await element!.scrollIntoView();
+    return;
+  }
+  const by = field(arg, "by");
+  if (by !== undefined) {
+    if (typeof by !== "number" || !Number.isFinite(by)) throw new TypeError("scroll by must be a number of pixels");
+    await page.evaluate(`window.scrollBy(0, ${by})`);
+    return;
+  }
+  const until = field(arg, "until");
+  // Page-side code as strings: it runs in the page, whose DOM types this code is not compiled with.
+  const toBottom = () =>
+    page.evaluate(
+      "window.scrollTo(0, document.documentElement.scrollHeight), document.documentElement.scrollHeight",
+    ) as Promise<number>;
+  if (until === undefined) {
+    if (arg !== true && arg !== "bottom" && field(arg, "to") !== "bottom") {
+      throw new TypeError('scroll takes "bottom", { by }, { selector } or { until: "no_new_content" }');
+    }
+    await toBottom();
+    return;
+  }
+  if (until !== "no_new_content" && until !== "end") throw new TypeError('scroll until must be "no_new_content"');
+  const rounds = field(arg, "max") ?? DEFAULT_SCROLL_ROUNDS;
+  if (!Number.isInteger(rounds) || (rounds as number) < 1) throw new TypeError("scroll max must be a whole number");
+  // How long to wait after each scroll for the page to grow before taking it that nothing more will come.
+  const wait = seconds(field(arg, "wait"), "scroll wait", 1) * 1000;
+  let height = await toBottom();
+  for (let round = 1; round < (rounds as number); round++) {
+    const grown = await page.waitForFunction(`document.documentElement.scrollHeight > ${height}`, {
+      timeout: wait,
+      polling: 50,
+    }).then(() => true, () => false);
+    if (!grown) return;
+    height = await toBottom();
+  }
+}
+
+/**
+ * An evaluate step's script: a function's source (called, with `args`) or an expression; a promise is awaited.
+ * The result must survive JSON, since it reaches the callback (and workers, and the feeds) as data.
+ */
+async function evaluate(step: ParsedStep, page: Page): Promise<unknown> {
+  const arg = step.arg;
+  const source = typeof arg === "string" ? arg : field(arg, "script") ?? field(arg, "expression");
+  if (typeof source !== "string" || source.trim() === "") throw new TypeError("evaluate needs a script (a string)");
+  const args = field(arg, "args") ?? [];
+  if (!Array.isArray(args)) throw new TypeError("evaluate args must be an array");
+  const script = `(async () => { const value = (${source}\n); ` +
+    `return typeof value === "function" ? await value(...${JSON.stringify(args)}) : await value; })()`;
+  const result = await page.evaluate(script);
+  return result === undefined ? null : JSON.parse(JSON.stringify(result));
+}

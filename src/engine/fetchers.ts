@@ -1,0 +1,58 @@
+/**
+ * How a request is fetched: one interface, two implementations. Plain requests go to the HTTP fetcher; requests
+ * with `render` or `steps` go to the browser, which is loaded (module, Chromium and all) on the first request that
+ * needs it, so a crawl that renders nothing never loads it. The engine asks `fetcherFor` and never knows which.
+ */
+import { FetchError } from "../errors.ts";
+import type { FetchOptions } from "../fetch/downloader.ts";
+import type { FetchedResponse } from "../fetch/response.ts";
+import type { Request } from "../spider/request.ts";
+import { rendersIn } from "../spider/steps.ts";
+
+/** Fetches one request. Rejects with a FetchError or a RedirectRefused; anything else is a failure of the crawl. */
+export interface Fetcher {
+  fetch(request: Request, options: FetchOptions): Promise<FetchedResponse>;
+}
+
+/** A fetcher the crawl closes when it ends. */
+export interface ClosableFetcher extends Fetcher {
+  close(): Promise<void>;
+}
+
+/** Makes the browser fetcher; called once, on the first request that renders. */
+export type BrowserFactory = () => Promise<ClosableFetcher>;
+
+/** The crawl's fetchers: HTTP always, the browser once a request asks for it. */
+export class Fetchers {
+  readonly #http: Fetcher;
+  readonly #makeBrowser: BrowserFactory;
+  #browser: Promise<ClosableFetcher> | undefined;
+
+  constructor(http: Fetcher, makeBrowser: BrowserFactory) {
+    this.#http = http;
+    this.#makeBrowser = makeBrowser;
+  }
+
+  /** The fetcher for a request. A browser that cannot be started fails each rendered request with why. */
+  async fetcherFor(request: Request): Promise<Fetcher> {
+    if (!rendersIn(request)) return this.#http;
+    this.#browser ??= this.#makeBrowser();
+    try {
+      return await this.#browser;
+    } catch (error) {
+      if (error instanceof FetchError) throw error;
+      throw new FetchError("browser", (error as Error)?.message ?? String(error), { cause: error });
+    }
+  }
+
+  /** Whether the browser was ever asked for. */
+  get browserStarted(): boolean {
+    return this.#browser !== undefined;
+  }
+
+  /** Closes the browser, when one was started. */
+  async close(): Promise<void> {
+    const browser = await this.#browser?.catch(() => undefined);
+    await browser?.close();
+  }
+}
