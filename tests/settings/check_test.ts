@@ -3,7 +3,6 @@ import { SettingsError } from "../../src/errors.ts";
 import { checkSettings, cliName, resolveCrawlSettings } from "../../src/settings/check.ts";
 import { BUILTIN_PROFILES } from "../../src/settings/profiles.ts";
 import { Settings } from "../../src/settings/settings.ts";
-import { SETTINGS } from "../../src/settings/table.ts";
 
 function refusedWith(setting: string, words: RegExp) {
   return (error: unknown) => {
