@@ -228,7 +228,9 @@ export class TabPool {
 
   async #newTab(browser: Browser, proxy: TabProxy | undefined, generation: number): Promise<Tab> {
     const context = await this.#context(browser, proxy);
-    const page = await context.newPage();
+    // A window of its own: a tab behind another in the same window is hidden, and Chromium then holds back its
+    // input events and animation frames, so a click there never lands while another page renders.
+    const page = await context.newPage({ type: "window" });
     try {
       const session = await page.createCDPSession();
       let loadedWaiters: Array<() => void> = [];

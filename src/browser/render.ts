@@ -67,7 +67,10 @@ class Traffic implements TabListener {
   lastDirect: { url: string; status: number; headers: Headers } | undefined;
   readonly redirects: string[] = [];
   /** What went wrong with a document: a FetchError, a RedirectRefused, or a failure of the crawl. */
-  failure: unknown;
+  #failure: unknown;
+  #failed: () => void = () => {};
+  /** Resolves once something went wrong with a document: a navigation it refused never finishes loading. */
+  readonly failed: Promise<void> = new Promise((resolve) => this.#failed = resolve);
   readonly #documentIds = new Set<string>();
   #previousUrl: string;
 
@@ -85,7 +88,7 @@ class Traffic implements TabListener {
       if (event.networkId) this.#documentIds.add(event.networkId);
       this.#document(event).catch((error) => {
         const known = error instanceof FetchError || error instanceof RedirectRefused;
-        this.failure ??= known ? error : new CrawlFailure("the crawl failed while rendering", { cause: error });
+        this.#fail(known ? error : new CrawlFailure("the crawl failed while rendering", { cause: error }));
         session.send("Fetch.failRequest", { requestId: event.requestId, errorReason: "Failed" }).catch(() => {});
       });
     } else if (this.#deps.blockTypes.has(event.resourceType)) {
@@ -141,7 +144,7 @@ class Traffic implements TabListener {
       const refusal = await this.#deps.checkNavigation(new URL(url));
       if (refusal) {
         // Not an error of the page: the request ends as a link the crawl's rules turn down would.
-        this.failure ??= new RedirectRefused(this.#previousUrl, url, refusal);
+        this.#fail(new RedirectRefused(this.#previousUrl, url, refusal));
         await session.send("Fetch.failRequest", { requestId: event.requestId, errorReason: "BlockedByClient" });
         return;
       }
@@ -193,9 +196,15 @@ class Traffic implements TabListener {
     return { ...this.#request.meta, proxy: this.#deps.proxy ?? "" };
   }
 
+  #fail(error: unknown): void {
+    if (this.#failure !== undefined) return;
+    this.#failure = error;
+    this.#failed();
+  }
+
   /** Throws whatever went wrong with a document so far. */
   check(): void {
-    if (this.failure !== undefined) throw this.failure;
+    if (this.#failure !== undefined) throw this.#failure;
   }
 }
 
@@ -255,6 +264,7 @@ export async function renderInTab(
       deadline,
       rendered,
       navigations: () => traffic.documents,
+      navigationFailed: traffic.failed,
       checkNavigation: () => traffic.check(),
     }),
     aborted,
@@ -263,7 +273,12 @@ export async function renderInTab(
   if (tab.loading) {
     const left = Math.max(0, deadline - Date.now());
     let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([tab.loaded(), new Promise<void>((resolve) => timer = setTimeout(resolve, left)), aborted]);
+    await Promise.race([
+      tab.loaded(),
+      traffic.failed,
+      new Promise<void>((resolve) => timer = setTimeout(resolve, left)),
+      aborted,
+    ]);
     clearTimeout(timer);
   }
   traffic.check();

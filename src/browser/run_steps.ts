@@ -29,6 +29,8 @@ export interface StepRun {
   rendered: Rendered;
   /** Main-frame documents requested so far (a click that navigates adds one). */
   navigations(): number;
+  /** Resolves when a navigation was refused or failed (it then never finishes loading). */
+  navigationFailed: Promise<void>;
   /** Throws what went wrong with a navigation a step started (refused offsite, failed), if anything did. */
   checkNavigation(): void;
 }
@@ -140,7 +142,7 @@ async function runStep(step: ParsedStep, run: StepRun, ms: number): Promise<void
 /** After something that may navigate: wait for the document it loads, if it started one. */
 async function settle(run: StepRun, before: number): Promise<void> {
   await sleep(CLICK_SETTLE_MS);
-  if (run.navigations() > before || run.tab.loading) await run.tab.loaded();
+  if (run.navigations() > before || run.tab.loading) await Promise.race([run.tab.loaded(), run.navigationFailed]);
 }
 
 async function click(step: ParsedStep, run: StepRun, ms: number): Promise<void> {
@@ -172,7 +174,7 @@ async function waitFor(step: ParsedStep, run: StepRun, ms: number): Promise<void
   if (arg === "networkidle" || arg === "network_idle") {
     return await page.waitForNetworkIdle({ idleTime: 500, timeout: ms });
   }
-  if (arg === "load") return await run.tab.loaded();
+  if (arg === "load") return await Promise.race([run.tab.loaded(), run.navigationFailed]);
   if (typeof arg === "string") return void await page.waitForSelector(arg, { timeout: ms });
   const time = field(arg, "time");
   if (time !== undefined) return await sleep(seconds(time, "wait_for time", 0) * 1000);
