@@ -1,0 +1,131 @@
+/**
+ * Chromium's life: started for the first rendered page, started again when it dies (only the pages it was
+ * rendering are tried again), and never left running after its crawl, however the crawl ends.
+ */
+import assert from "node:assert/strict";
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { Request, Spider } from "../../mod.ts";
+import { runtime } from "../../src/runtime/mod.ts";
+import { runCli, startCli } from "../helpers/cli.ts";
+import { sendSignal } from "../helpers/signal.ts";
+import { chromiumOf, descendants, processes, waitGone } from "../helpers/chromium.ts";
+import { startJsSite } from "../helpers/js_site.ts";
+import { withTempDir } from "../cli/_run.ts";
+import { crawl } from "./_crawl.ts";
+import { JsShop } from "./fixtures/js_shop_spider.ts";
+
+const SPIDER = new URL("./fixtures/js_shop_spider.ts", import.meta.url).pathname;
+
+async function chromiumUnder(pid: number) {
+  return chromiumOf(descendants(await processes(), pid));
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const found = await probe();
+    if (found !== undefined) return found;
+    if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const expectedNames = (count: number) => Array.from({ length: count }, (_, i) => `Product ${i + 1}`).sort();
+
+Deno.test("Chromium killed mid-crawl is started again, and the crawl finishes with nothing missing", async () => {
+  const site = await startJsSite({ products: 60, perPage: 10 });
+  try {
+    const spider = new JsShop();
+    spider.site = site.url;
+    spider.slow = "0.4";
+    const running = crawl(spider);
+    const browser = await until("Chromium runs", async () => {
+      const found = (await chromiumUnder(runtime.pid)).find((process) => process.ppid === runtime.pid);
+      return found && site.hits("/list/2") > 0 ? found : undefined;
+    });
+    await sendSignal(browser.pid, "SIGKILL");
+    const { items, stats } = await running;
+    assert.deepEqual(items.map((item) => item.name).sort(), expectedNames(60));
+    assert.ok((stats["browser.restarts"] as number) >= 1, JSON.stringify(stats));
+    assert.equal(stats.errors, 0);
+    assert.deepEqual(await chromiumUnder(runtime.pid), [], "and the second Chromium is closed at the end");
+  } finally {
+    await site.close();
+  }
+});
+
+Deno.test("a crawl killed with SIGKILL leaves no Chromium behind, by parent or by process group", async () => {
+  const site = await startJsSite({ products: 200, perPage: 10 });
+  try {
+    await withTempDir(async (dir) => {
+      const cli = startCli(["crawl", SPIDER, "-a", `site=${site.url}`, "-a", "slow=1", "-O", join(dir, "items.jsonl")]);
+      const browsers = await until("the crawl's Chromium runs", async () => {
+        const found = await chromiumUnder(cli.pid);
+        return found.length >= 2 ? found : undefined;
+      });
+      const group = (await processes()).find((process) => process.pid === cli.pid)!.pgid;
+      assert.ok(browsers.every((process) => process.pgid === group), "Chromium is in the crawl's process group");
+      await cli.kill("SIGKILL");
+      await cli.wait();
+      assert.deepEqual(await waitGone(browsers.map((process) => process.pid)), [], "no Chromium process is left");
+      const inGroup = chromiumOf((await processes()).filter((process) => process.pgid === group));
+      assert.deepEqual(inGroup, []);
+    });
+  } finally {
+    await site.close();
+  }
+});
+
+Deno.test("SIGTERM stops a rendering crawl cleanly: exit 143, feeds closed, Chromium gone", async () => {
+  const site = await startJsSite({ products: 200, perPage: 10 });
+  try {
+    await withTempDir(async (dir) => {
+      const out = join(dir, "items.json");
+      const cli = startCli(["crawl", SPIDER, "-a", `site=${site.url}`, "-a", "slow=1", "-O", out]);
+      const browsers = await until("the crawl's Chromium runs", async () => {
+        const found = await chromiumUnder(cli.pid);
+        return found.length >= 2 && site.hits("/product/1") > 0 ? found : undefined;
+      });
+      await cli.kill("SIGTERM");
+      const result = await cli.wait();
+      assert.equal(result.code, 143, result.stderr);
+      assert.ok(Array.isArray(JSON.parse(await readFile(out, "utf8"))), "the JSON feed is whole");
+      assert.deepEqual(await waitGone(browsers.map((process) => process.pid), 2000), []);
+    });
+  } finally {
+    await site.close();
+  }
+});
+
+Deno.test("no browser at start: exit 2 with a line naming browser_path, before any output is touched", async () => {
+  await withTempDir(async (dir) => {
+    const out = join(dir, "items.jsonl");
+    await writeFile(out, '{"kept":true}\n');
+    const result = await runCli(["crawl", SPIDER, "-a", "site=http://127.0.0.1:9/", "-O", out], {
+      env: { PATH: join(dir, "empty") },
+    });
+    assert.equal(result.code, 2, result.stderr);
+    assert.match(result.stderr, /^netweir: rendering needs Chrome or Chromium: .* set browser_path\n$/);
+    assert.equal(await readFile(out, "utf8"), '{"kept":true}\n');
+  });
+});
+
+Deno.test("a rendered request with no browser to render it fails with that message, counted", async () => {
+  const site = await startJsSite();
+  try {
+    class Late extends Spider {
+      override async *start() {
+        yield new Request({ url: site.url + "data", render: true });
+      }
+      override parse() {}
+    }
+    const { stats, lines } = await crawl(new Late(), { browserPath: "/nonexistent/no-such-browser" });
+    assert.equal(stats.errors, 1);
+    assert.equal(stats.errors_browser_missing, 1);
+    assert.ok(lines.some((line) => /browser_path .*no-such-browser is not an executable file/.test(line)));
+    assert.equal(site.hits("/data"), 0);
+  } finally {
+    await site.close();
+  }
+});

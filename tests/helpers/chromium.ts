@@ -1,0 +1,61 @@
+/**
+ * Finding Chromium processes, for tests that check none outlives its crawl: by parent (every Chromium process
+ * descends from the one the crawl started) and by process group (they stay in the crawl's).
+ */
+import { runCommand } from "./command.ts";
+
+export interface ProcessInfo {
+  pid: number;
+  ppid: number;
+  pgid: number;
+  command: string;
+}
+
+/** Every process on the machine, as `ps` lists them. */
+export async function processes(): Promise<ProcessInfo[]> {
+  const { stdout } = await runCommand("ps", ["-eo", "pid=,ppid=,pgid=,comm="]);
+  return stdout.split("\n").filter((line) => line.trim() !== "").map((line) => {
+    const [pid, ppid, pgid, ...command] = line.trim().split(/\s+/);
+    return { pid: Number(pid), ppid: Number(ppid), pgid: Number(pgid), command: command.join(" ") };
+  });
+}
+
+/** The processes descending from `pid` (not `pid` itself). */
+export function descendants(all: ProcessInfo[], pid: number): ProcessInfo[] {
+  const found: ProcessInfo[] = [];
+  const parents = new Set([pid]);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const process of all) {
+      if (parents.has(process.ppid) && !parents.has(process.pid)) {
+        parents.add(process.pid);
+        found.push(process);
+        grew = true;
+      }
+    }
+  }
+  return found;
+}
+
+/** Chromium processes among `list`. */
+export function chromiumOf(list: ProcessInfo[]): ProcessInfo[] {
+  return list.filter((process) => /chrom/i.test(process.command));
+}
+
+/** Whether any of `pids` is still running. */
+export async function anyAlive(pids: number[]): Promise<number[]> {
+  const alive = new Set((await processes()).map((process) => process.pid));
+  return pids.filter((pid) => alive.has(pid));
+}
+
+/** Waits until none of `pids` runs (up to `ms`); returns those still running then. */
+export async function waitGone(pids: number[], ms = 10_000): Promise<number[]> {
+  const until = Date.now() + ms;
+  let left = await anyAlive(pids);
+  while (left.length > 0 && Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    left = await anyAlive(left);
+  }
+  return left;
+}
