@@ -41,7 +41,14 @@ Deno.test("three rendering processes on one Redis, one SIGKILLed: every product 
           join(dir, `items-${name}.jsonl`),
           "--queue",
           redis.url,
-          ...["queue_lease=3", "queue_idle=2", `min_delay=${delay}`, "autothrottle=false", "browser_tabs=2", "concurrency=2"]
+          ...[
+            "queue_lease=3",
+            "queue_idle=2",
+            `min_delay=${delay}`,
+            "autothrottle=false",
+            "browser_tabs=2",
+            "concurrency=2",
+          ]
             .flatMap((setting) => ["-s", setting]),
         ];
         return { name, process: startCli(args, { timeoutMs: 120_000 }), items: join(dir, `items-${name}.jsonl`) };

@@ -4,6 +4,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { delimiter, dirname, join } from "node:path";
 import { runtime } from "../../src/runtime/mod.ts";
 import { startFixtureSite } from "../helpers/fixture_site.ts";
+import { startJsSite } from "../helpers/js_site.ts";
 import { installBuiltPackage, NODE22, type Ran, runCommand } from "../helpers/node_package.ts";
 import { startRedis } from "../helpers/redis.ts";
 import { shopSpiderMjs } from "../helpers/npm_spiders.ts";
@@ -132,6 +133,39 @@ export class Threads extends Spider {
     const items = (await readFile(out, "utf8")).trim().split("\n").map((line) => JSON.parse(line));
     assert.equal(items.length, 25);
     assert.ok(items.every((item) => item.mainThread === false), "a callback ran on the main thread");
+  } finally {
+    await pkg.remove();
+    await site.close();
+  }
+});
+
+Deno.test("on Node 22 a rendering crawl clicks Load more in Chromium and fetches the products over HTTP", async () => {
+  const site = await startJsSite({ products: 30, perPage: 10 });
+  const pkg = await installBuiltPackage();
+  try {
+    await writeFile(
+      join(pkg.dir, "js_shop.mjs"),
+      `import { Request, Spider } from "netweir";
+const LOAD_ALL = [{ click: "#more" }, { wait_for: "body[data-loaded=all]" }];
+export class JsShop extends Spider {
+  site = "";
+  async *start() { yield new Request({ url: this.site, render: true, steps: LOAD_ALL }); }
+  *parse(page) {
+    for (const href of page.css("a.product").attrs("href")) yield page.follow(href, { callback: this.product });
+    const next = page.css("#next").attr("href");
+    if (next) yield page.follow(next, { render: true, steps: LOAD_ALL });
+  }
+  product(page) { return { name: page.css("h1").text(), rendered: page.rendered }; }
+}
+`,
+    );
+    const out = join(pkg.dir, "js.jsonl");
+    const crawl = await pkg.netweir(["crawl", "js_shop.mjs", "-a", `site=${site.url}`, "-O", out]);
+    assert.equal(crawl.code, 0, crawl.stderr);
+    const items = (await readFile(out, "utf8")).trim().split("\n").map((line) => JSON.parse(line));
+    assert.equal(new Set(items.map((item) => item.name)).size, 30);
+    assert.equal(items.length, 30);
+    assert.ok(items.every((item) => item.rendered === false), "product pages came over plain HTTP");
   } finally {
     await pkg.remove();
     await site.close();
