@@ -12,6 +12,9 @@ import type { Browser, BrowserContext, CDPSession, Page, Protocol } from "puppet
 import type { Logger } from "../spider/types.ts";
 import { type Chromium, launchChromium } from "./chromium.ts";
 
+/** How long a tab waits unused before its page is replaced by about:blank. */
+const IDLE_BLANK_MS = 1000;
+
 /** Pages a tab renders before it is closed and a fresh one opened. */
 export const MAX_TAB_USES = 50;
 
@@ -38,6 +41,8 @@ export interface Tab {
   /** Resolved when the main frame stops loading. */
   loaded(): Promise<void>;
   listener: TabListener | undefined;
+  /** Set while the tab waits in the pool: sends it to about:blank once it has waited a while. */
+  idleTimer?: ReturnType<typeof setTimeout>;
 }
 
 /** A proxy for a context of tabs: where to send traffic, and the login Chromium is to answer its 407 with. */
@@ -108,7 +113,11 @@ export class TabPool {
       const chromium = await this.#browser();
       const generation = this.#generation;
       const index = this.#idle.findIndex((tab) => tab.proxyKey === key && tab.generation === generation);
-      if (index !== -1) return this.#idle.splice(index, 1)[0];
+      if (index !== -1) {
+        const tab = this.#idle.splice(index, 1)[0];
+        clearTimeout(tab.idleTimer);
+        return tab;
+      }
       // Room for one more tab: close an idle one of another proxy (or of a dead browser) when all are open.
       if (this.#open >= this.#options.tabs && this.#idle.length > 0) await this.#discard(this.#idle.shift()!);
       this.#open++;
@@ -131,13 +140,11 @@ export class TabPool {
       tab.uses++;
       const reuse = healthy && !this.#closed && tab.generation === this.#generation && tab.uses < MAX_TAB_USES;
       if (reuse) {
-        try {
-          await tab.page.goto("about:blank", { timeout: this.#options.protocolTimeoutMs });
-          this.#idle.push(tab);
-          return;
-        } catch {
-          // A tab that cannot even go blank is not worth keeping.
-        }
+        this.#idle.push(tab);
+        // The next page replaces this one at once; only a tab left idle is sent to about:blank, so nothing of the
+        // page it showed keeps running (timers, sockets) while it waits.
+        tab.idleTimer = setTimeout(() => this.#blank(tab), IDLE_BLANK_MS);
+        return;
       }
       await this.#discard(tab);
     } finally {
@@ -151,7 +158,7 @@ export class TabPool {
     for (const waiter of this.#waiters.splice(0)) waiter.reject(new Error("the browser is closed"));
     const chromium = await this.#chromium?.catch(() => undefined);
     this.#chromium = undefined;
-    this.#idle.length = 0;
+    for (const tab of this.#idle.splice(0)) clearTimeout(tab.idleTimer);
     await chromium?.close();
   }
 
@@ -203,6 +210,7 @@ export class TabPool {
         chromium.close(0).catch(() => {});
         for (let i = this.#idle.length - 1; i >= 0; i--) {
           if (this.#idle[i].generation === generation) {
+            clearTimeout(this.#idle[i].idleTimer);
             this.#idle.splice(i, 1);
             this.#open--;
           }
@@ -294,7 +302,18 @@ export class TabPool {
     }
   }
 
+  #blank(tab: Tab): void {
+    if (!this.#idle.includes(tab)) return;
+    tab.page.goto("about:blank", { timeout: this.#options.protocolTimeoutMs }).catch(() => {
+      // A tab that cannot even go blank is not worth keeping.
+      const at = this.#idle.indexOf(tab);
+      if (at !== -1) this.#idle.splice(at, 1);
+      void this.#discard(tab);
+    });
+  }
+
   async #discard(tab: Tab): Promise<void> {
+    clearTimeout(tab.idleTimer);
     this.#open--;
     if (tab.generation !== this.#generation) return; // its browser is gone, and the tab with it
     await tab.page.close().catch(() => {});

@@ -1,0 +1,276 @@
+/**
+ * Rendering speed and memory (C23), Netweir beside a bare loop written with the same CDP library, on the same
+ * JavaScript shop in the same run. Prints, asserts nothing.
+ *
+ *   deno run -A scripts/bench/render.ts [PRODUCTS=2000] [TABS=4] [--base=REV] [--rounds=1]
+ *
+ * The shop (tests/helpers/js_site.ts) builds its listing pages with script, half of each behind "Load more"; 20
+ * products a listing, so PRODUCTS products make PRODUCTS + PRODUCTS / 20 pages. Runs, each in a process of its own
+ * and measured as a whole tree (the process and every Chromium process under it):
+ *
+ * - bare: scripts/bench/render_bare.ts, a pool of TABS tabs rendering every page, no framework;
+ * - netweir: `netweir crawl` of tests/browser/fixtures/js_shop_spider.ts rendering every page, TABS tabs;
+ * - hybrid: the crawl users should write: listings rendered, product pages over plain HTTP;
+ * - with --base=REV, a plain HTTP crawl of the product pages by this tree and by REV (a git revision from before
+ *   rendering existed), alternating, to show what the browser code costs a crawl that renders nothing.
+ *
+ * For each: pages, pages/s over the whole run (start-up included), CPU seconds, peak PSS of the tree (Chromium's
+ * processes share most of their pages, so PSS is the honest sum; RSS summed counts shared pages many times), and
+ * for the netweir run the tree's PSS after every 500 rendered pages.
+ */
+import { spawn } from "node:child_process";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { REPO_ROOT } from "../../tests/helpers/cli.ts";
+import { startJsSite } from "../../tests/helpers/js_site.ts";
+
+const positional = Deno.args.filter((arg) => !arg.startsWith("--"));
+const option = (name: string) => Deno.args.find((arg) => arg.startsWith(`--${name}=`))?.split("=")[1];
+const products = Number(positional[0] ?? 2000);
+const tabs = Number(positional[1] ?? 4);
+const base = option("base");
+const rounds = Number(option("rounds") ?? 1);
+const PER_PAGE = 20;
+
+interface Tree {
+  pss: number;
+  rss: number;
+  cpu: number;
+}
+
+/** The process `root` and its descendants: summed PSS and RSS (bytes) and CPU seconds, from /proc. */
+async function tree(root: number): Promise<Tree> {
+  const parents = new Map<number, number>();
+  const cpuOf = new Map<number, number>();
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (fields.length < 15) continue;
+    parents.set(Number(entry), Number(fields[1]));
+    cpuOf.set(Number(entry), (Number(fields[11]) + Number(fields[12])) / 100);
+  }
+  const members = new Set([root]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [pid, ppid] of parents) {
+      if (members.has(ppid) && !members.has(pid)) {
+        members.add(pid);
+        grew = true;
+      }
+    }
+  }
+  let pss = 0;
+  let rss = 0;
+  let cpu = 0;
+  for (const pid of members) {
+    const rollup = await readFile(`/proc/${pid}/smaps_rollup`, "utf8").catch(() => "");
+    pss += Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0) * 1024;
+    rss += Number(/^Rss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0) * 1024;
+    cpu += cpuOf.get(pid) ?? 0;
+  }
+  return { pss, rss, cpu };
+}
+
+interface RunResult {
+  name: string;
+  pages: number;
+  seconds: number;
+  cpu: number;
+  peakPss: number;
+  peakRss: number;
+  series: Array<[number, number]>;
+}
+
+/** Runs a command, sampling its tree every 200 ms; `progress` says how many pages it has done so far. */
+async function measure(
+  name: string,
+  command: string,
+  args: string[],
+  pagesAtEnd: (stdout: string) => Promise<number>,
+  progress?: () => Promise<number>,
+): Promise<RunResult> {
+  const started = performance.now();
+  const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], cwd: REPO_ROOT });
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (chunk) => stdout += chunk);
+  child.stderr!.on("data", (chunk) => stderr = (stderr + chunk).slice(-4000));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  let peakPss = 0;
+  let peakRss = 0;
+  let cpu = 0;
+  const series: Array<[number, number]> = [];
+  let nextMark = 500;
+  let done = false;
+  exited.then(() => done = true);
+  while (!done) {
+    const now = await tree(child.pid!);
+    peakPss = Math.max(peakPss, now.pss);
+    peakRss = Math.max(peakRss, now.rss);
+    if (now.cpu > cpu) cpu = now.cpu;
+    if (progress) {
+      const count = await progress();
+      while (count >= nextMark) {
+        series.push([nextMark, now.pss]);
+        nextMark += 500;
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const code = await exited;
+  if (code !== 0) throw new Error(`${name} exited with ${code}: ${stderr}`);
+  return {
+    name,
+    pages: await pagesAtEnd(stdout),
+    seconds: (performance.now() - started) / 1000,
+    cpu,
+    peakPss,
+    peakRss,
+    series,
+  };
+}
+
+const deno = Deno.execPath();
+const mb = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MB`;
+
+function row(result: RunResult): string {
+  const rate = result.pages / result.seconds;
+  return `| ${result.name} | ${result.pages} | ${rate.toFixed(1)} | ${result.cpu.toFixed(1)} | ${
+    mb(result.peakPss)
+  } | ` +
+    `${mb(result.peakRss)} |`;
+}
+
+const countLines = async (path: string) =>
+  (await readFile(path, "utf8").catch(() => "")).split("\n").filter((line) => line !== "").length;
+
+async function netweirRun(site: string, dir: string, name: string, renderProducts: boolean): Promise<RunResult> {
+  const items = join(dir, `${name}.jsonl`);
+  const stats = join(dir, `${name}-stats.json`);
+  const concurrency = renderProducts ? tabs : 16;
+  return await measure(
+    name,
+    deno,
+    [
+      "run",
+      "-A",
+      "cli.ts",
+      "crawl",
+      "tests/browser/fixtures/js_shop_spider.ts",
+      "-a",
+      `site=${site}`,
+      "-a",
+      `render_products=${renderProducts ? 1 : 0}`,
+      "-O",
+      items,
+      "--stats-file",
+      stats,
+      ...[
+        `browser_tabs=${tabs}`,
+        `concurrency=${concurrency}`,
+        `per_domain=${concurrency}`,
+        "min_delay=0",
+        "autothrottle=false",
+        "obey_robots_txt=false",
+        "log_level=warning",
+        "progress=false",
+      ].flatMap((setting) => ["-s", setting]),
+    ],
+    async () => Number(JSON.parse(await readFile(stats, "utf8")).pages),
+    renderProducts ? () => countLines(items) : undefined,
+  );
+}
+
+function bareRun(site: string, mode: "render" | "http"): Promise<RunResult> {
+  return measure(
+    mode === "render" ? "bare loop (all rendered)" : "bare loop (products over HTTP)",
+    deno,
+    ["run", "-A", "scripts/bench/render_bare.ts", site, String(tabs), mode],
+    (stdout) => Promise.resolve(Number(JSON.parse(stdout.trim().split("\n").at(-1)!).pages)),
+  );
+}
+
+/** A plain HTTP crawl of every product page, by the tree at `root`, for the before/after comparison. */
+async function plainRun(root: string, site: string, dir: string, name: string): Promise<RunResult> {
+  const spider = join(dir, `${name}-plain.ts`);
+  const urls = Array.from({ length: products }, (_, i) => `${site}product/${i + 1}`);
+  await writeFile(
+    spider,
+    `import { type Page, Spider } from "${root}/mod.ts";
+export class Plain extends Spider {
+  override startUrls = ${JSON.stringify(urls)};
+  override parse(page: Page) { return { name: page.css("h1").text() }; }
+}
+`,
+  );
+  const stats = join(dir, `${name}-stats.json`);
+  return await measure(
+    name,
+    deno,
+    [
+      "run",
+      "-A",
+      `${root}/cli.ts`,
+      "crawl",
+      spider,
+      "-O",
+      join(dir, `${name}.jsonl`),
+      "--stats-file",
+      stats,
+      ...["concurrency=64", "per_domain=64", "min_delay=0", "autothrottle=false", "log_level=warning"]
+        .flatMap((setting) => ["-s", setting]),
+    ],
+    async () => Number(JSON.parse(await readFile(stats, "utf8")).pages),
+  );
+}
+
+const site = await startJsSite({ products, perPage: PER_PAGE });
+const dir = await mkdtemp(join(tmpdir(), "netweir-render-bench-"));
+try {
+  console.log(`JavaScript shop: ${products} products, ${site.pages} listing pages; ${tabs} tabs; 2 cores`);
+  const results: RunResult[] = [];
+  for (let round = 0; round < rounds; round++) {
+    results.push(await bareRun(site.url, "render"));
+    results.push(await netweirRun(site.url, dir, "netweir (all rendered)", true));
+    results.push(await netweirRun(site.url, dir, "netweir hybrid (listings rendered, products HTTP)", false));
+  }
+  console.log(
+    "\n| run | pages | pages/s | CPU s | peak PSS (tree) | peak RSS (summed) |\n| --- | --- | --- | --- | --- | --- |",
+  );
+  for (const result of results) console.log(row(result));
+  const bare = results.filter((result) => result.name.startsWith("bare"));
+  const all = results.filter((result) => result.name === "netweir (all rendered)");
+  const hybrid = results.filter((result) => result.name.startsWith("netweir hybrid"));
+  const best = (list: RunResult[]) => Math.max(...list.map((result) => result.pages / result.seconds));
+  const peak = (list: RunResult[]) => Math.min(...list.map((result) => result.peakPss));
+  console.log(
+    `\nnetweir / bare loop: ${(100 * best(all) / best(bare)).toFixed(0)}% of its pages/s at ` +
+      `${(100 * peak(all) / peak(bare)).toFixed(0)}% of its peak PSS`,
+  );
+  console.log(`hybrid / all-rendered bare loop: ${(best(hybrid) / best(bare)).toFixed(1)}x the pages/s`);
+  console.log("\nnetweir (all rendered), tree PSS every 500 rendered items:");
+  for (const [count, pss] of all[0].series) console.log(`  ${count}: ${mb(pss)}`);
+
+  if (base) {
+    const baseDir = join(dir, "base");
+    const add = spawn("git", ["worktree", "add", "--detach", baseDir, base], { cwd: REPO_ROOT, stdio: "ignore" });
+    await new Promise((resolve) => add.on("exit", resolve));
+    try {
+      const plain: RunResult[] = [];
+      for (let round = 0; round < 3; round++) {
+        plain.push(await plainRun(baseDir, site.url, dir, `plain HTTP, ${base}`));
+        plain.push(await plainRun(REPO_ROOT, site.url, dir, "plain HTTP, this tree"));
+      }
+      console.log("\n| run | pages | pages/s | CPU s | peak PSS | peak RSS |\n| --- | --- | --- | --- | --- | --- |");
+      for (const result of plain) console.log(row(result));
+    } finally {
+      const remove = spawn("git", ["worktree", "remove", "--force", baseDir], { cwd: REPO_ROOT, stdio: "ignore" });
+      await new Promise((resolve) => remove.on("exit", resolve));
+    }
+  }
+} finally {
+  await site.close();
+  await rm(dir, { recursive: true, force: true });
+}
