@@ -67,6 +67,7 @@ export class RedisConnection {
     try {
       await redis.connect();
       await connection.#checkServer();
+      await connection.#checkDatabase(target.db);
     } catch (error) {
       redis.disconnect();
       if (error instanceof QueueError) throw error;
@@ -86,6 +87,22 @@ export class RedisConnection {
     const [major, minor] = [Number(version[1]), Number(version[2])];
     if (major < MIN_VERSION[0] || (major === MIN_VERSION[0] && minor < MIN_VERSION[1])) {
       throw new QueueError(`${this.#label} runs Redis ${major}.${minor}; the queue needs 6.2 or later`);
+    }
+  }
+
+  /**
+   * Selects the database again and waits for the answer. ioredis selects it on connecting, but a database that does
+   * not exist only gets an `error` event there, and the client carries on in database 0: every key would then be
+   * read and written in the wrong database. Asked here, before the queue touches any key, the refusal is an error.
+   */
+  async #checkDatabase(db: number): Promise<void> {
+    try {
+      await this.#redis.select(db);
+    } catch (error) {
+      if (!/DB index is out of range|invalid DB index/i.test((error as Error)?.message ?? "")) throw error;
+      throw new QueueError(`database ${db} does not exist on ${this.#label} (see the server's "databases" setting)`, {
+        cause: error,
+      });
     }
   }
 
