@@ -16,7 +16,7 @@ import { encodeStartUrl } from "./codec.ts";
 import { fingerprint } from "./fingerprint.ts";
 import type { FrontierStatus } from "./frontier.ts";
 import { describe, RedisConnection, type ScriptArg } from "./redis_client.ts";
-import { keyPrefix } from "./redis_frontier.ts";
+import { keyPrefix, startLine } from "./redis_frontier.ts";
 import type { ScriptName } from "./redis_scripts.ts";
 import { checkQueueKey, parseRedisUrl, type RedisTarget } from "./redis_url.ts";
 
@@ -64,12 +64,6 @@ export function checkHttpUrl(url: string): URL {
 export function escapeGlob(text: string): string {
   return text.replace(/[*?[\]\\]/g, "\\$&");
 }
-
-/**
- * What follows `netweir:KEY:` in the keys of crawl KEY (see redis_scripts.ts). Checked on every key SCAN finds,
- * so clearing crawl `a` leaves crawl `a:b`'s keys (`netweir:a:b:prios`, ...) alone.
- */
-const OWN_KEY = /^(?:prios|procs|meta|q:[^:]+|bad:[^:]+|seen:\d+:[0-9a-f]+|held:.+)$/;
 
 /**
  * One crawl's shared queue, seen from outside the crawl. The URL and key are checked at once (TypeError); the
@@ -153,15 +147,18 @@ export class Queue {
     const dontFilter = options.dontFilter ?? false;
     for await (const url of urls) {
       position++;
-      let href: string;
+      let parsed: URL;
       try {
-        href = checkHttpUrl(url).href;
+        parsed = checkHttpUrl(url);
       } catch (error) {
         throw new TypeError(`URL ${position}: ${(error as Error).message}`);
       }
+      const href = parsed.href;
       // The same line pushLine() writes for the same start request, without a Request object for every URL.
       const fingerprintHex = fingerprint({ method: "GET", url: href }).slice(0, 32);
-      batch.add(`${fingerprintHex} ${priority} ${dontFilter ? 1 : 0} ${encodeStartUrl(href, priority, dontFilter)}`);
+      batch.add(
+        startLine(fingerprintHex, priority, dontFilter, parsed.hostname, encodeStartUrl(href, priority, dontFilter)),
+      );
       if (++count === PUSH_BATCH) await send();
     }
     if (count > 0) await send();
@@ -176,11 +173,11 @@ export class Queue {
 
   /**
    * Deletes every key of the crawl (its queue, duplicate filter, held requests and processes), so the next crawl
-   * under this key starts from nothing. Returns how many keys were deleted. Other crawls' keys are left alone.
+   * under this key starts from nothing. Returns how many keys were deleted. Other crawls' keys are left alone: no
+   * crawl's prefix is the start of another's (see keyPrefix).
    */
   clear(): Promise<number> {
     const pattern = `${escapeGlob(this.#prefix)}:*`;
-    const own = (key: string) => OWN_KEY.test(key.slice(this.#prefix.length + 1));
     return this.#use(async (connection) => {
       const redis = connection.client;
       let deleted = 0;
@@ -188,10 +185,9 @@ export class Queue {
       do {
         const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", CLEAR_BATCH);
         cursor = next;
-        const mine = keys.filter(own);
         // COUNT is only a hint to SCAN, so the DELs are cut to size here.
-        for (let i = 0; i < mine.length; i += CLEAR_BATCH) {
-          deleted += await redis.del(...mine.slice(i, i + CLEAR_BATCH));
+        for (let i = 0; i < keys.length; i += CLEAR_BATCH) {
+          deleted += await redis.del(...keys.slice(i, i + CLEAR_BATCH));
         }
       } while (cursor !== "0");
       return deleted;

@@ -13,9 +13,10 @@ import { QueueError } from "../errors.ts";
 import type { Request } from "../spider/request.ts";
 import type { Spider } from "../spider/spider.ts";
 import type { Logger } from "../spider/types.ts";
-import { decodeRequest, encodeRequest } from "./codec.ts";
+import { BadEntryLog } from "./bad_entries.ts";
+import { decodeRequest, DEFAULT_ENTRY_LIMITS, encodeRequest, type EntryLimits } from "./codec.ts";
 import { fingerprint } from "./fingerprint.ts";
-import type { Frontier, FrontierStats, FrontierStatus, Lease } from "./frontier.ts";
+import type { Frontier, FrontierStats, FrontierStatus, Lease, LeaseOptions } from "./frontier.ts";
 import { describe, mayPass, RedisConnection, type ScriptArg } from "./redis_client.ts";
 import type { ScriptName } from "./redis_scripts.ts";
 import { checkQueuedSteps } from "./redis_steps.ts";
@@ -38,19 +39,31 @@ export interface RedisFrontierOptions {
    * or absent: every queued request that uploads is dropped, since anyone who can write to Redis can write one.
    */
   uploadDir?: string | null;
-}
-
-/** The prefix of every key of a crawl. */
-export function keyPrefix(key: string): string {
-  return `netweir:${key}`;
+  /** Bounds on an entry, read or written (the queue_entry_max_* settings; their defaults when absent). */
+  limits?: EntryLimits;
 }
 
 /**
- * One request's line of a push payload: "FINGERPRINT PRIORITY DONT_FILTER ENCODED", the fingerprint as the
- * 32 hex digits the filter keeps (its first 16 bytes). The encoded JSON never holds a raw newline.
+ * The prefix of every key of a crawl: `netweir:{KEY}`, a "}" in the key written twice. The braces make the prefix
+ * of one crawl never the start of another's (`netweir:{pk}:` is not how `netweir:{pk:q}:` starts), so clearing
+ * crawl `pk` cannot reach the keys of crawls named `pk:held` or `pk:q`.
+ */
+export function keyPrefix(key: string): string {
+  return `netweir:{${key.replaceAll("}", "}}")}}`;
+}
+
+/**
+ * One request's line of a push payload: "FINGERPRINT PRIORITY DONT_FILTER HOST ENCODED", the fingerprint as the
+ * 32 hex digits the filter keeps (its first 16 bytes), the host as Request.host has it (the queue keeps a list per
+ * host). Neither the host nor the encoded JSON ever holds a space or a raw newline before the JSON starts.
  */
 export function pushLine(request: Request, encoded: string): string {
-  return `${fingerprint(request).slice(0, 32)} ${request.priority} ${request.dontFilter ? 1 : 0} ${encoded}`;
+  return startLine(fingerprint(request).slice(0, 32), request.priority, request.dontFilter, request.host, encoded);
+}
+
+/** A push payload's line from its parts (`netweir queue push` builds them without a Request). */
+export function startLine(fp: string, priority: number, dontFilter: boolean, host: string, encoded: string): string {
+  return `${fp} ${priority} ${dontFilter ? 1 : 0} ${host} ${encoded}`;
 }
 
 /** Pages finished in one FINISH call, at most. */
@@ -66,9 +79,13 @@ interface PendingFinish {
 /** A lease waiting to go with the next FINISH call; it gets the raw `take` part of the answer. */
 interface PendingLease {
   max: number;
+  skip: string[];
   resolve: (reply: unknown[]) => void;
   reject: (error: unknown) => void;
 }
+
+/** A FINISH pair that releases a lease and queues nothing. */
+const releasePair = (id: string) => [id, ""];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -79,9 +96,18 @@ export class RedisFrontier implements Frontier {
   /** This process's id in the queue: host, pid-ish random, so two processes never share one. */
   readonly #pid: string;
   readonly #leaseMs: number;
-  /** Lease ids this process holds, to spot any the server holds for it that it never heard of. */
-  readonly #held = new Set<string>();
-  readonly #stats = { pushed: 0, leased: 0, leases_reclaimed: 0, queue_bad: 0 };
+  /**
+   * Lease ids this process holds, to spot any the server holds for it that it never heard of, with the host of
+   * each (empty until the entry is decoded, and for entries being released as bad).
+   */
+  readonly #held = new Map<string, string>();
+  /** How many requests this process holds per host: the hosts a lease may be asked to pass over. */
+  readonly #heldHosts = new Map<string, number>();
+  /** Lease ids of entries found bad: released (never queued again) with the next call that finishes or leases. */
+  #releasing: string[] = [];
+  readonly #limits: EntryLimits;
+  readonly #badEntries: BadEntryLog;
+  readonly #stats = { pushed: 0, leased: 0, leases_reclaimed: 0 };
   /** Queued requests dropped because they would upload files from outside browserUploadDir. */
   #droppedUpload = 0;
   #droppedUnqueueable = 0;
@@ -106,6 +132,8 @@ export class RedisFrontier implements Frontier {
     this.#prefix = keyPrefix(options.key);
     this.#leaseMs = options.leaseSeconds * 1000;
     this.#pid = `${hostname()}:${randomBytes(6).toString("hex")}`;
+    this.#limits = options.limits ?? DEFAULT_ENTRY_LIMITS;
+    this.#badEntries = new BadEntryLog(options.log, "the queue");
   }
 
   /**
@@ -193,10 +221,17 @@ export class RedisFrontier implements Frontier {
   }
 
   async #heartbeat(joining = false): Promise<void> {
-    const reclaimed = Number(
-      await this.#connection.script("nwHeartbeat", [this.#prefix, this.#pid, this.#leaseMs, joining ? 1 : 0]),
-    );
+    const [reclaimed, bad] = (
+      await this.#connection.script("nwHeartbeat", [
+        this.#prefix,
+        this.#pid,
+        this.#leaseMs,
+        joining ? 1 : 0,
+      ]) as unknown[]
+    ).map(Number);
     this.#lastHeartbeat = Date.now();
+    if (bad > 0) this.#bad(`${bad} held entries of silent processes that were not in the queue's shape`, bad);
+    this.#badEntries.summarise();
     if (reclaimed > 0) {
       this.#stats.leases_reclaimed += reclaimed;
       this.#options.log.info(`took back ${reclaimed} requests from processes silent for ${this.#leaseMs / 1000} s`);
@@ -210,7 +245,11 @@ export class RedisFrontier implements Frontier {
     if (this.#leasesInFlight > 0) return;
     const ids = await this.#connection.script("nwHeldIds", [this.#prefix, this.#pid]) as string[];
     const unknown = ids.map(String).filter((id) => !this.#held.has(id));
-    if (unknown.length > 0) await this.#connection.script("nwGiveBack", [this.#prefix, this.#pid, ...unknown]);
+    if (unknown.length > 0) {
+      const [, bad] = (await this.#connection.script("nwGiveBack", [this.#prefix, this.#pid, ...unknown]) as unknown[])
+        .map(Number);
+      if (bad > 0) this.#bad(`${bad} held entries that were not in the queue's shape`, bad);
+    }
     this.#maybeOrphans = false;
   }
 
@@ -246,7 +285,7 @@ export class RedisFrontier implements Frontier {
     const lines: string[] = [];
     for (const request of requests) {
       try {
-        lines.push(pushLine(request, encodeRequest(this.#options.spider, request)));
+        lines.push(pushLine(request, encodeRequest(this.#options.spider, request, this.#limits)));
       } catch (error) {
         if (!(error instanceof TypeError)) throw error;
         this.#droppedUnqueueable++;
@@ -264,43 +303,115 @@ export class RedisFrontier implements Frontier {
   }
 
   /**
-   * Takes up to `max` requests. When pages are waiting to be finished (an earlier FINISH is on its way), the lease
-   * waits and goes with them in one call, after them: the links they yield can be handed out at once, and the
-   * process makes one round trip instead of two. Otherwise it goes at once, as a FINISH of no pages.
+   * Takes up to `max` requests, passing over the hosts `skipHost` says the crawl has enough of (among those this
+   * process holds requests for: no other host can be one). When pages are waiting to be finished (an earlier FINISH
+   * is on its way), the lease waits and goes with them in one call, after them: the links they yield can be handed
+   * out at once, and the process makes one round trip instead of two. Otherwise it goes at once, as a FINISH of no
+   * pages. Entries that are not usable requests are released as bad and the lease asks again at once: fewer than
+   * `max` means the queue had no more for this process, never that it held junk.
    */
-  async lease(max: number): Promise<Lease[]> {
-    let reply: unknown[];
+  async lease(max: number, options: LeaseOptions = {}): Promise<Lease[]> {
+    const leases: Lease[] = [];
     this.#leasesInFlight++;
     try {
-      if (this.#finishing.length > 0 && this.#leaseWithFinish === undefined) {
-        reply = await new Promise<unknown[]>((resolve, reject) => this.#leaseWithFinish = { max, resolve, reject });
-      } else {
-        reply = await this.#call("nwFinish", [this.#pid, max]) as unknown[];
+      while (leases.length < max) {
+        const asked = max - leases.length;
+        const skip = this.#hostsToSkip(options.skipHost);
+        let reply: unknown[];
+        if (leases.length === 0 && this.#finishing.length > 0 && this.#leaseWithFinish === undefined) {
+          reply = await new Promise<unknown[]>((resolve, reject) =>
+            this.#leaseWithFinish = { max: asked, skip, resolve, reject }
+          );
+        } else {
+          const releases = this.#releasing;
+          this.#releasing = [];
+          try {
+            reply = await this.#call("nwFinish", [...this.#leaseArgs(asked, skip), ...releases.flatMap(releasePair)])
+              .then((answer) => (answer as unknown[]).slice(releases.length));
+          } catch (error) {
+            this.#releasing.unshift(...releases);
+            throw error;
+          }
+          for (const id of releases) this.#held.delete(id);
+        }
+        const got = await this.#takeReply(reply, leases);
+        if (got < asked) break;
       }
-      for (let i = 0; i + 1 < reply.length - 1; i += 2) this.#held.add(String(reply[i]));
+      if (this.#releasing.length > 0) await this.#sendReleases();
     } finally {
       this.#leasesInFlight--;
     }
-    const bad = Number(reply[reply.length - 1]);
-    if (bad > 0) this.#bad(`${bad} queue key(s) that were not lists, set aside`, bad);
-    const leases: Lease[] = [];
-    for (let i = 0; i + 1 < reply.length - 1; i += 2) {
-      const id = String(reply[i]);
-      const encoded = String(reply[i + 1]);
-      const request = await this.#usable(encoded);
-      if (request) leases.push({ id, request });
-      // Gone for the whole crawl: released without queueing anything, never handed to the crawl.
-      else await this.finish({ id, request: undefined as unknown as Request }, []);
-    }
     this.#stats.leased += leases.length;
     return leases;
+  }
+
+  /** Releases the entries found bad, now (after a lease, so that what it dropped is not held by anyone). */
+  async #sendReleases(): Promise<void> {
+    const releases = this.#releasing;
+    this.#releasing = [];
+    try {
+      await this.#call("nwFinish", [...this.#leaseArgs(0, []), ...releases.flatMap(releasePair)]);
+    } catch (error) {
+      this.#releasing.unshift(...releases);
+      throw error;
+    }
+    for (const id of releases) this.#held.delete(id);
+  }
+
+  /** A FINISH call's first arguments: this process, how many to lease, the entry size bound, the hosts to skip. */
+  #leaseArgs(max: number, skip: readonly string[]): ScriptArg[] {
+    return [this.#pid, max, this.#limits.maxBytes, skip.length, ...skip];
+  }
+
+  /** The hosts this process holds requests for that `skipHost` says a lease should pass over. */
+  #hostsToSkip(skipHost: LeaseOptions["skipHost"]): string[] {
+    if (!skipHost) return [];
+    return [...this.#heldHosts.keys()].filter((host) => skipHost(host));
+  }
+
+  /**
+   * Reads the `take` part of a FINISH answer (id, entry, ..., keys set aside, entries too big): usable requests go
+   * to `leases`, the rest are counted and queued for release. Returns how many entries the server took.
+   */
+  async #takeReply(reply: unknown[], leases: Lease[]): Promise<number> {
+    const entries = reply.length - 2;
+    for (let i = 0; i + 1 < entries; i += 2) this.#held.set(String(reply[i]), "");
+    const badKeys = Number(reply[entries]);
+    const oversized = Number(reply[entries + 1]);
+    if (badKeys > 0) this.#bad(`${badKeys} queue key(s) that were not lists of requests, set aside`, badKeys);
+    if (oversized > 0) this.#bad(`${oversized} entries over ${this.#limits.maxBytes} bytes`, oversized);
+    for (let i = 0; i + 1 < entries; i += 2) {
+      const id = String(reply[i]);
+      const request = await this.#usable(String(reply[i + 1]));
+      if (request) {
+        leases.push({ id, request });
+        this.#holdHost(id, request.host);
+      } // Gone for the whole crawl: released without queueing anything, never handed to the crawl.
+      else this.#releasing.push(id);
+    }
+    return entries / 2 + oversized;
+  }
+
+  #holdHost(id: string, host: string): void {
+    this.#held.set(id, host);
+    this.#heldHosts.set(host, (this.#heldHosts.get(host) ?? 0) + 1);
+  }
+
+  /** Forgets a lease id; its host is held one request less. */
+  #release(id: string): void {
+    const host = this.#held.get(id);
+    this.#held.delete(id);
+    if (!host) return;
+    const count = (this.#heldHosts.get(host) ?? 1) - 1;
+    if (count > 0) this.#heldHosts.set(host, count);
+    else this.#heldHosts.delete(host);
   }
 
   /** The request an entry holds, or undefined (counted and logged) when this process must not use it. */
   async #usable(encoded: string): Promise<Request | undefined> {
     let request: Request;
     try {
-      request = decodeRequest(this.#options.spider, encoded);
+      request = decodeRequest(this.#options.spider, encoded, this.#limits);
     } catch (error) {
       this.#bad(`${(error as Error).message}: ${encoded.slice(0, 120)}`);
       return undefined;
@@ -319,8 +430,7 @@ export class RedisFrontier implements Frontier {
   }
 
   #bad(what: string, count = 1): void {
-    this.#stats.queue_bad += count;
-    this.#options.log.warning(`dropped from the queue: ${what}`);
+    this.#badEntries.report(what, count);
   }
 
   /**
@@ -344,19 +454,26 @@ export class RedisFrontier implements Frontier {
         const batch = this.#finishing.splice(0, MAX_FINISH_BATCH);
         const lease = this.#leaseWithFinish;
         this.#leaseWithFinish = undefined;
+        const releases = this.#releasing;
+        this.#releasing = [];
         let results: unknown[];
         try {
-          const args = batch.flatMap((one) => [one.lease.id, one.payload]);
-          results = await this.#call("nwFinish", [this.#pid, lease?.max ?? 0, ...args]) as unknown[];
+          const args = [...batch.flatMap((one) => [one.lease.id, one.payload]), ...releases.flatMap(releasePair)];
+          results = await this.#call("nwFinish", [
+            ...this.#leaseArgs(lease?.max ?? 0, lease?.skip ?? []),
+            ...args,
+          ]) as unknown[];
         } catch (error) {
+          this.#releasing.unshift(...releases);
           for (const one of batch) one.reject(error);
           lease?.reject(error);
           continue;
         }
-        lease?.resolve(results.slice(batch.length));
+        for (const id of releases) this.#held.delete(id);
+        lease?.resolve(results.slice(batch.length + releases.length));
         batch.forEach((one, i) => {
           const added = Number(results[i]);
-          this.#held.delete(one.lease.id);
+          this.#release(one.lease.id);
           if (added > 0) this.#stats.pushed += added;
           if (added < 0) {
             // Its lease was gone: taken back while this process was thought dead (whoever fetches the page again
@@ -375,8 +492,10 @@ export class RedisFrontier implements Frontier {
 
   async giveBack(leases: readonly Lease[]): Promise<void> {
     if (leases.length === 0) return;
-    await this.#call("nwGiveBack", [this.#pid, ...leases.map((lease) => lease.id)]);
-    for (const lease of leases) this.#held.delete(lease.id);
+    const [, bad] = (await this.#call("nwGiveBack", [this.#pid, ...leases.map((lease) => lease.id)]) as unknown[])
+      .map(Number);
+    for (const lease of leases) this.#release(lease.id);
+    if (bad > 0) this.#bad(`${bad} held entries that were not in the queue's shape`, bad);
   }
 
   async ended(): Promise<boolean> {
@@ -392,7 +511,7 @@ export class RedisFrontier implements Frontier {
 
   /** pushed, leased, leases_reclaimed and queue_bad; `dropped.upload` and `dropped.unqueueable` once any were. */
   stats(): FrontierStats {
-    const stats: FrontierStats = { ...this.#stats };
+    const stats: FrontierStats = { ...this.#stats, queue_bad: this.#badEntries.total };
     if (this.#droppedUpload > 0) stats["dropped.upload"] = this.#droppedUpload;
     if (this.#droppedUnqueueable > 0) stats["dropped.unqueueable"] = this.#droppedUnqueueable;
     return stats;
@@ -403,7 +522,19 @@ export class RedisFrontier implements Frontier {
     if (this.#closed) return;
     clearTimeout(this.#heartbeatTimer);
     try {
-      if (!this.#fatal) await this.#connection.script("nwLeave", [this.#prefix, this.#pid]);
+      if (!this.#fatal) {
+        // Entries found bad are released first: leaving would put them back, for the next process to drop again.
+        if (this.#releasing.length > 0) {
+          await this.#connection.script("nwFinish", [
+            this.#prefix,
+            ...this.#leaseArgs(0, []),
+            ...this.#releasing.flatMap(releasePair),
+          ]);
+          this.#releasing = [];
+        }
+        await this.#connection.script("nwLeave", [this.#prefix, this.#pid]);
+      }
+      this.#badEntries.summarise();
     } catch (error) {
       this.#options.log.warning(`could not leave the queue cleanly: ${describe(error)}`);
     } finally {

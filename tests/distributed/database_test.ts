@@ -14,6 +14,7 @@ import { Spider } from "../../src/spider/spider.ts";
 import { runCli } from "../helpers/cli.ts";
 import { startFixtureSite } from "../helpers/fixture_site.ts";
 import { startRedis } from "../helpers/redis.ts";
+import { hostList } from "../queue/_layout.ts";
 import { startCrawler } from "./_crawl.ts";
 
 class Plain extends Spider {}
@@ -43,7 +44,7 @@ Deno.test("a database the server does not have fails every queue command with ex
       assert.match(result.stderr, /^netweir: database (42|16|99) does not exist on [^\n]+\n$/, result.stderr);
     }
     assert.deepEqual((await redis.command("KEYS", "*") as string[]).sort(), before, "database 0 untouched");
-    assert.deepEqual(await redis.command("LRANGE", "netweir:victim:q:0", 0, -1), [
+    assert.deepEqual(await redis.command("LRANGE", hostList("victim", 0, "127.0.0.1"), 0, -1), [
       '{"v":1,"url":"http://127.0.0.1:9/a"}',
     ]);
 

@@ -13,6 +13,8 @@ import { Request } from "../../src/spider/request.ts";
 import { Spider } from "../../src/spider/spider.ts";
 import type { Logger } from "../../src/spider/types.ts";
 import { startRedis } from "../helpers/redis.ts";
+import { BAD_ENTRIES_SHOWN } from "../../src/queue/bad_entries.ts";
+import { heldEntry, hostList, pushRaw, waitingEntries } from "./_layout.ts";
 
 class Books extends Spider {
   parseBook(page: Page) {
@@ -247,9 +249,13 @@ Deno.test("what a silent process held goes back to the queue at another's heartb
       "HSET",
       `${prefix}:held:ghost`,
       "101",
-      `0\n${encodeRequest(spider, new Request({ url: url("held-1") }))}`,
+      heldEntry(0, "127.0.0.1", encodeRequest(spider, new Request({ url: url("held-1") }))),
       "102",
-      `3\n${encodeRequest(spider, new Request({ url: url("held-2"), priority: 3, callback: "parseBook" }))}`,
+      heldEntry(
+        3,
+        "127.0.0.1",
+        encodeRequest(spider, new Request({ url: url("held-2"), priority: 3, callback: "parseBook" })),
+      ),
     );
     let leases: Awaited<ReturnType<typeof frontier.lease>> = [];
     for (let i = 0; i < 40 && leases.length < 2; i++) {
@@ -300,7 +306,6 @@ Deno.test("requests a lease took whose answer never came are given back at the n
 Deno.test("entries in the queue that are not usable requests are dropped, counted in queue_bad, and the rest go on", async () => {
   const redis = await startRedis();
   const key = newKey();
-  const prefix = keyPrefix(key);
   const { frontier, log } = await open(redis.url, key);
   try {
     const entry = (fields: Record<string, unknown>) => JSON.stringify({ v: 1, url: url("x"), ...fields });
@@ -321,13 +326,17 @@ Deno.test("entries in the queue that are not usable requests are dropped, counte
       entry({ extra: "field" }),
     ];
     await frontier.push([new Request({ url: url("good-1") })]);
-    await redis.command("RPUSH", `${prefix}:q:0`, ...garbage);
+    await pushRaw(redis, key, 0, "127.0.0.1", ...garbage);
     await frontier.push([new Request({ url: url("good-2"), callback: "parseBook" })]);
     const leases = await frontier.lease(100);
     assert.deepEqual(leases.map((lease) => lease.request.url), [url("good-1"), url("good-2")]);
     assert.equal(frontier.stats().queue_bad, garbage.length);
     assert.equal(frontier.stats().leased, 2);
-    assert.equal(log.lines.filter((line) => line.startsWith("warning dropped from the queue")).length, garbage.length);
+    // The first few one line each, the rest only counted.
+    assert.equal(
+      log.lines.filter((line) => line.startsWith("warning dropped from the queue")).length,
+      BAD_ENTRIES_SHOWN,
+    );
     // Dropped for good: nothing of them is waiting or held.
     assert.deepEqual(await frontier.status(), { waiting: 0, held: 2, processes: 1, seen: 2, queued: 2 });
   } finally {
@@ -343,16 +352,25 @@ Deno.test("queue keys that are not lists are set aside and each counted, and lea
   const { frontier } = await open(redis.url, key);
   try {
     await frontier.push([new Request({ url: url(1) })]);
-    await redis.command("SET", `${prefix}:q:7`, "garbage");
-    await redis.command("ZADD", `${prefix}:prios`, 7, "7");
-    await redis.command("HSET", `${prefix}:q:6`, "not", "a list");
-    await redis.command("ZADD", `${prefix}:prios`, 6, "6");
+    // A host's list that is a string, one that is a hash, a priority's host list that is a string, and a priority
+    // that is not a number (its requests could not be put back where they came from).
+    await pushRaw(redis, key, 7, "a.example", "x");
+    await redis.command("DEL", hostList(key, 7, "a.example"));
+    await redis.command("SET", hostList(key, 7, "a.example"), "garbage");
+    await pushRaw(redis, key, 6, "b.example", "x");
+    await redis.command("DEL", hostList(key, 6, "b.example"));
+    await redis.command("HSET", hostList(key, 6, "b.example"), "not", "a list");
+    await redis.command("SET", `${prefix}:hosts:5`, "garbage");
+    await redis.command("ZADD", `${prefix}:prios`, 5, "5");
+    await pushRaw(redis, key, "not-a-number", "c.example", JSON.stringify({ v: 1, url: url("c") }));
     await redis.command("ZADD", `${prefix}:prios`, 8, "not-a-number");
     const leases = await frontier.lease(10);
     assert.deepEqual(leases.map((lease) => lease.request.url), [url(1)]);
-    assert.equal(frontier.stats().queue_bad, 2);
-    assert.equal(await redis.command("GET", `${prefix}:bad:7`), "garbage");
-    assert.equal(await redis.command("TYPE", `${prefix}:bad:6`), "hash");
+    assert.equal(frontier.stats().queue_bad, 4);
+    assert.equal(await redis.command("GET", `${prefix}:bad:q:7:a.example`), "garbage");
+    assert.equal(await redis.command("TYPE", `${prefix}:bad:q:6:b.example`), "hash");
+    assert.equal(await redis.command("GET", `${prefix}:bad:hosts:5`), "garbage");
+    assert.equal(await redis.command("TYPE", `${prefix}:bad:hosts:not-a-number`), "list");
   } finally {
     await frontier.close();
     await redis.stop();
@@ -424,7 +442,7 @@ Deno.test("a request's own login travels with it in the queue", async () => {
   const { frontier } = await open(redis.url, key);
   try {
     await frontier.push([new Request({ url: url("own"), auth: { user: "me", password: "own-secret" } })]);
-    const stored = await redis.command("LRANGE", `${keyPrefix(key)}:q:0`, 0, -1) as string[];
+    const stored = await waitingEntries(redis, key);
     assert.equal(stored.length, 1);
     assert.deepEqual(JSON.parse(stored[0]).auth, { user: "me", password: "own-secret" });
     const [lease] = await frontier.lease(1);
@@ -467,6 +485,37 @@ Deno.test("finishing a request whose lease is gone (Redis lost its data) is warn
     await redis.command("FLUSHALL");
     await frontier.finish(start, [new Request({ url: url("next") })]);
     assert.ok(log.lines.some((line) => /was no longer held/.test(line)), log.lines.join("\n"));
+  } finally {
+    await frontier.close();
+    await redis.stop();
+  }
+});
+
+Deno.test("a lease takes hosts in turn within a priority and passes over the hosts the crawl has enough of", async () => {
+  const redis = await startRedis();
+  const { frontier } = await open(redis.url, newKey());
+  try {
+    const on = (host: string, n: number, priority = 0) => new Request({ url: `http://${host}:9/${n}`, priority });
+    await frontier.push([1, 2, 3, 4, 5].map((n) => on("a.test", n)));
+    await frontier.push([1, 2, 3].map((n) => on("b.test", n)));
+    await frontier.push([on("c.test", 1, 5)]);
+    // The highest priority first; then a fair share from each host, oldest first within a host.
+    const first = await frontier.lease(4);
+    assert.deepEqual(first.map((lease) => lease.request.url), [
+      "http://c.test:9/1",
+      "http://a.test:9/1",
+      "http://a.test:9/2",
+      "http://b.test:9/1",
+    ]);
+    // This process has enough of a.test: the lease reaches b.test behind it, leaving a.test's requests in place.
+    const skipA = { skipHost: (host: string) => host === "a.test" };
+    const second = await frontier.lease(10, skipA);
+    assert.deepEqual(second.map((lease) => lease.request.url), ["http://b.test:9/2", "http://b.test:9/3"]);
+    assert.deepEqual(await frontier.lease(10, skipA), []);
+    // Hosts it holds nothing of are never passed over, whatever skipHost says of them.
+    await frontier.giveBack(first.filter((lease) => lease.request.host === "a.test"));
+    const rest = await frontier.lease(10, { skipHost: () => true });
+    assert.deepEqual(rest.map((lease) => lease.request.url), [1, 2, 3, 4, 5].map((n) => `http://a.test:9/${n}`));
   } finally {
     await frontier.close();
     await redis.stop();
