@@ -7,6 +7,7 @@
 import { Request, type RequestInit, type Step } from "../spider/request.ts";
 import type { Spider } from "../spider/spider.ts";
 import { callbackName, resolveCallback } from "../spider/callbacks.ts";
+import { findSetting } from "../settings/table.ts";
 
 /** The codec's format version, written as "v". */
 export const CODEC_VERSION = 1;
@@ -28,8 +29,12 @@ export interface EntryLimits {
   maxHeaders: number;
 }
 
-/** The defaults of the queue_entry_max_* settings. */
-export const DEFAULT_ENTRY_LIMITS: EntryLimits = { maxBytes: 1024 * 1024, maxDepth: 64, maxHeaders: 100 };
+/** The defaults of the queue_entry_max_* settings, from the settings table. */
+export const DEFAULT_ENTRY_LIMITS: EntryLimits = {
+  maxBytes: findSetting("queueEntryMaxBytes")!.default as number,
+  maxDepth: findSetting("queueEntryMaxDepth")!.default as number,
+  maxHeaders: findSetting("queueEntryMaxHeaders")!.default as number,
+};
 
 /** The size of a string in UTF-8 bytes, without encoding it. */
 function utf8Length(text: string): number {

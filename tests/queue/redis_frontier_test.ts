@@ -521,3 +521,77 @@ Deno.test("a lease takes hosts in turn within a priority and passes over the hos
     await redis.stop();
   }
 });
+
+Deno.test("junk in the queue costs one decode each: a lease reaches the request behind 20,000 of them", async () => {
+  const redis = await startRedis();
+  const key = newKey();
+  const { frontier, log } = await open(redis.url, key);
+  try {
+    const junk = Array.from({ length: 20_000 }, (_, i) => `junk ${i}`);
+    for (let i = 0; i < junk.length; i += 1000) await pushRaw(redis, key, 0, "127.0.0.1", ...junk.slice(i, i + 1000));
+    await frontier.push([new Request({ url: url("behind-the-junk") })]);
+    // One lease: junk is not an empty queue, so it does not come back empty-handed while a request waits.
+    const leases = await frontier.lease(16);
+    assert.deepEqual(leases.map((lease) => lease.request.url), [url("behind-the-junk")]);
+    assert.equal(frontier.stats().queue_bad, junk.length);
+    assert.deepEqual(await frontier.status(), { waiting: 0, held: 1, processes: 1, seen: 1, queued: 1 });
+    await frontier.close();
+    const warnings = log.lines.filter((line) => line.startsWith("warning dropped"));
+    assert.equal(warnings.length, BAD_ENTRIES_SHOWN + 1, warnings.join("\n"));
+    assert.match(
+      warnings.at(-1)!,
+      new RegExp(`dropped ${junk.length - BAD_ENTRIES_SHOWN} more entries from the queue`),
+    );
+  } finally {
+    await frontier.close();
+    await redis.stop();
+  }
+});
+
+Deno.test("entries over the size, depth or header bounds are dropped as bad, the big ones without being read", async () => {
+  const redis = await startRedis();
+  const key = newKey();
+  const limits = { maxBytes: 64 * 1024, maxDepth: 16, maxHeaders: 8 };
+  const log = recordingLog();
+  const frontier = await RedisFrontier.open({
+    url: redis.url,
+    key,
+    spider: new Books(),
+    log,
+    leaseSeconds: 6,
+    idleSeconds: 1,
+    limits,
+  });
+  try {
+    const entry = (fields: Record<string, unknown>) => JSON.stringify({ v: 1, url: url("x"), ...fields });
+    const headers = Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`x-h${i}`, "1"]));
+    await pushRaw(
+      redis,
+      key,
+      0,
+      "127.0.0.1",
+      entry({ body: "x".repeat(10 * 1024 * 1024) }),
+      entry({ meta: { big: "é".repeat(40 * 1024) } }), // 80 KB in UTF-8, 40 K characters
+      // A million brackets deep (2 MB), written by hand: JSON.stringify would overflow the stack.
+      `{"v":1,"url":${JSON.stringify(url("x"))},"meta":{"a":${"[".repeat(1_000_000)}${"]".repeat(1_000_000)}}}`,
+      entry({ meta: { a: JSON.parse("[".repeat(17) + "]".repeat(17)) } }),
+      entry({ headers }),
+    );
+    await frontier.push([new Request({ url: url("fine"), meta: { a: [[[1]]] } })]);
+    const leases = await frontier.lease(16);
+    assert.deepEqual(leases.map((lease) => lease.request.url), [url("fine")]);
+    assert.equal(frontier.stats().queue_bad, 5);
+    assert.ok(log.lines.some((line) => /3 entries over 65536 bytes/.test(line)), log.lines.join("\n"));
+    // A request over the bounds is not written either: another process would only drop it.
+    await frontier.push([
+      new Request({ url: url("too-big"), body: "x".repeat(70 * 1024), method: "POST" }),
+      new Request({ url: url("too-deep"), meta: { a: JSON.parse("[".repeat(20) + "]".repeat(20)) } }),
+      new Request({ url: url("too-many-headers"), headers }),
+    ]);
+    assert.equal(frontier.stats()["dropped.unqueueable"], 3);
+    assert.equal((await frontier.status()).waiting, 0);
+  } finally {
+    await frontier.close();
+    await redis.stop();
+  }
+});
