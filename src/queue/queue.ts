@@ -11,14 +11,13 @@
  */
 import { platform } from "node:os";
 import { QueueError } from "../errors.ts";
-import { maskUrl } from "../log.ts";
 import { encodeStartUrl } from "./codec.ts";
 import { fingerprint } from "./fingerprint.ts";
 import type { FrontierStatus } from "./frontier.ts";
 import { describe, RedisConnection, type ScriptArg } from "./redis_client.ts";
 import { keyPrefix, startLine } from "./redis_frontier.ts";
 import type { ScriptName } from "./redis_scripts.ts";
-import { checkQueueKey, parseRedisUrl, type RedisTarget } from "./redis_url.ts";
+import { checkQueueKey, maskQueueUrl, parseRedisUrl, type RedisTarget } from "./redis_url.ts";
 
 /** URLs sent to Redis in one round trip, and the most a push holds in memory at once. */
 export const PUSH_BATCH = 1000;
@@ -33,6 +32,8 @@ const DEFAULT_TIMEOUT_SECONDS = 20;
 export interface QueueOptions {
   /** Seconds to wait for any one answer from Redis, connecting included (default 20). */
   timeoutSeconds?: number;
+  /** Seconds a pushed URL may wait for its batch to fill before it is sent anyway (default 1). */
+  flushSeconds?: number;
 }
 
 /** How URLs go in. */
@@ -74,6 +75,7 @@ export class Queue {
   readonly #target: RedisTarget;
   readonly #prefix: string;
   readonly #timeoutMs: number;
+  readonly #flushMs: number;
   #connecting: Promise<RedisConnection> | undefined;
   #closed = false;
 
@@ -88,6 +90,11 @@ export class Queue {
       throw new RangeError(`queue timeout must be a number of seconds > 0, not ${timeout}`);
     }
     this.#timeoutMs = Math.ceil(timeout * 1000);
+    const flush = options.flushSeconds ?? 1;
+    if (!(typeof flush === "number" && flush >= 0 && Number.isFinite(flush))) {
+      throw new RangeError(`queue flush must be a number of seconds >= 0, not ${flush}`);
+    }
+    this.#flushMs = flush * 1000;
   }
 
   #connection(): Promise<RedisConnection> {
@@ -107,7 +114,7 @@ export class Queue {
       return await body(connection);
     } catch (error) {
       if (error instanceof QueueError) throw error;
-      throw new QueueError(`the queue at ${maskUrl(this.#url)} failed: ${describe(error)}`, { cause: error });
+      throw new QueueError(`the queue at ${maskQueueUrl(this.#url)} failed: ${describe(error)}`, { cause: error });
     }
   }
 
@@ -136,6 +143,7 @@ export class Queue {
     let count = 0;
     let position = 0;
     const send = async () => {
+      clearTimeout(timer);
       // The batch's bytes go to Redis uncopied: the buffer is reused only once Redis has answered.
       const added = Number(await this.#script("nwPush", [batch.bytes()]));
       result.pushed += added;
@@ -143,25 +151,44 @@ export class Queue {
       batch.clear();
       count = 0;
     };
+    // URLs that trickle in (`tail -f log | netweir queue push ... -`) are sent once they have waited this long,
+    // rather than when a thousand have come. The timer's send runs while the loop awaits the next URL; the loop
+    // waits for it before it touches the batch again.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let sending: Promise<void> | undefined;
+    const sendLater = () => {
+      timer = setTimeout(() => {
+        sending = send().finally(() => sending = undefined);
+        // Its failure is the loop's to report, when it next awaits the send.
+        sending.catch(() => {});
+      }, this.#flushMs);
+    };
     const priority = options.priority ?? 0;
     const dontFilter = options.dontFilter ?? false;
-    for await (const url of urls) {
-      position++;
-      let parsed: URL;
-      try {
-        parsed = checkHttpUrl(url);
-      } catch (error) {
-        throw new TypeError(`URL ${position}: ${(error as Error).message}`);
+    try {
+      for await (const url of urls) {
+        if (sending) await sending;
+        position++;
+        let parsed: URL;
+        try {
+          parsed = checkHttpUrl(url);
+        } catch (error) {
+          throw new TypeError(`URL ${position}: ${(error as Error).message}`);
+        }
+        const href = parsed.href;
+        // The same line pushLine() writes for the same start request, without a Request object for every URL.
+        const fingerprintHex = fingerprint({ method: "GET", url: href }).slice(0, 32);
+        batch.add(
+          startLine(fingerprintHex, priority, dontFilter, parsed.hostname, encodeStartUrl(href, priority, dontFilter)),
+        );
+        if (++count === 1) sendLater();
+        if (count === PUSH_BATCH) await send();
       }
-      const href = parsed.href;
-      // The same line pushLine() writes for the same start request, without a Request object for every URL.
-      const fingerprintHex = fingerprint({ method: "GET", url: href }).slice(0, 32);
-      batch.add(
-        startLine(fingerprintHex, priority, dontFilter, parsed.hostname, encodeStartUrl(href, priority, dontFilter)),
-      );
-      if (++count === PUSH_BATCH) await send();
+      if (sending) await sending;
+      if (count > 0) await send();
+    } finally {
+      clearTimeout(timer);
     }
-    if (count > 0) await send();
     return result;
   }
 

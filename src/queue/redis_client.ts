@@ -7,8 +7,8 @@
 import { Buffer } from "node:buffer";
 import type { Redis } from "ioredis";
 import { QueueError } from "../errors.ts";
-import { maskSecrets, maskUrl } from "../log.ts";
-import type { RedisTarget } from "./redis_url.ts";
+import { maskSecrets } from "../log.ts";
+import { maskQueueUrl, type RedisTarget } from "./redis_url.ts";
 import { type ScriptName, SCRIPTS } from "./redis_scripts.ts";
 
 /** A script argument: text, a number, or raw bytes (fingerprints). */
@@ -62,7 +62,7 @@ export class RedisConnection {
     let lastError: unknown;
     redis.on("error", (error) => lastError = error);
     for (const [name, lua] of Object.entries(SCRIPTS)) redis.defineCommand(name, { numberOfKeys: 0, lua });
-    const connection = new RedisConnection(redis, maskUrl(url));
+    const connection = new RedisConnection(redis, maskQueueUrl(url));
     quietUnneededPassword(redis, () => warn(`${connection.#label} needs no password; the one given is not used`));
     try {
       await redis.connect();
@@ -170,7 +170,10 @@ export function mayPass(error: unknown): boolean {
 /** One line for an error from the client, in words a user reads (not ioredis's option names). */
 export function describe(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  if (/Stream isn't writeable|Connection is closed/i.test(message)) return "not connected to Redis";
+  // ioredis's words for a command it dropped because the connection was down (its maxRetriesPerRequest option).
+  if (/Stream isn't writeable|Connection is closed|max retries per request|maxRetriesPerRequest/i.test(message)) {
+    return "not connected to Redis";
+  }
   if (/^Command timed out/i.test(message)) return "Redis did not answer in time";
   return maskSecrets(message.split("\n")[0]);
 }

@@ -341,7 +341,6 @@ export class RedisFrontier implements Frontier {
     } finally {
       this.#leasesInFlight--;
     }
-    this.#stats.leased += leases.length;
     return leases;
   }
 
@@ -389,6 +388,8 @@ export class RedisFrontier implements Frontier {
       } // Gone for the whole crawl: released without queueing anything, never handed to the crawl.
       else this.#releasing.push(id);
     }
+    // Every entry taken counts, the ones dropped as bad included: leased is what this process took from the queue.
+    this.#stats.leased += entries / 2 + oversized;
     return entries / 2 + oversized;
   }
 

@@ -15,8 +15,32 @@ export interface RedisTarget {
   password?: string;
 }
 
+/**
+ * A queue URL with its password hidden, whether or not it parses: a password may hold characters (`/`, `?`, `#`,
+ * a space, a bad %-escape) that make the URL fail to parse, which is exactly when it is quoted in an error. Everything
+ * between `://` and the last `@` is the login there, and a `pass=` or `password=` parameter is hidden too.
+ */
+export function maskQueueUrl(url: string): string {
+  if (URL.parse(url) !== null) return maskUrl(url);
+  return url
+    .replace(/^([a-z][a-z0-9+.-]*:\/\/)(.*)@/is, (_, scheme: string, login: string) => {
+      const colon = login.indexOf(":");
+      return `${scheme}${colon < 0 ? "***" : `${login.slice(0, colon)}:***`}@`;
+    })
+    .replace(/([?&](?:pass|password)=)[^&#]*/gi, "$1***");
+}
+
 function refuse(url: string, why: string): never {
-  throw new TypeError(`queue URL ${maskUrl(url)}: ${why}`);
+  throw new TypeError(`queue URL ${maskQueueUrl(url)}: ${why}`);
+}
+
+/** A URL's %-escaped part decoded, or a refusal naming which part is not (never quoting it: it may be a password). */
+function decodePart(url: string, text: string, what: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return refuse(url, `the ${what} has a % that is not followed by two hex digits (write % as %25)`);
+  }
 }
 
 function parseDb(url: string, text: string | null): number {
@@ -31,7 +55,10 @@ export function parseRedisUrl(url: string, options: { windows?: boolean } = {}):
   try {
     parsed = new URL(url);
   } catch {
-    return refuse(url, "not a URL; expected redis://host:port/db");
+    return refuse(
+      url,
+      "not a URL; expected redis://host:port/db (a password with / ? # @ or a space in it is written %-escaped)",
+    );
   }
   switch (parsed.protocol) {
     case "redis:": {
@@ -41,8 +68,8 @@ export function parseRedisUrl(url: string, options: { windows?: boolean } = {}):
         host: parsed.hostname.replace(/^\[(.*)\]$/, "$1"),
         port: parsed.port ? Number(parsed.port) : 6379,
         db,
-        username: parsed.username ? decodeURIComponent(parsed.username) : undefined,
-        password: parsed.password ? decodeURIComponent(parsed.password) : undefined,
+        username: parsed.username ? decodePart(url, parsed.username, "user name") : undefined,
+        password: parsed.password ? decodePart(url, parsed.password, "password") : undefined,
       };
     }
     case "redis+unix:": {
@@ -50,7 +77,11 @@ export function parseRedisUrl(url: string, options: { windows?: boolean } = {}):
       if (parsed.hostname) refuse(url, "a unix socket URL has no host: redis+unix:///path/to/redis.sock?db=0");
       if (!parsed.pathname || parsed.pathname === "/") refuse(url, "no socket path");
       const password = parsed.searchParams.get("pass") ?? parsed.searchParams.get("password") ?? undefined;
-      return { path: decodeURIComponent(parsed.pathname), db: parseDb(url, parsed.searchParams.get("db")), password };
+      return {
+        path: decodePart(url, parsed.pathname, "socket path"),
+        db: parseDb(url, parsed.searchParams.get("db")),
+        password,
+      };
     }
     case "rediss:":
       return refuse(url, "TLS to Redis (rediss://) is not supported yet; use a private network or a TLS tunnel");

@@ -368,3 +368,29 @@ Deno.test({
     });
   },
 });
+
+Deno.test("queue push - sends what it has read once input pauses, while standard input is still open", async () => {
+  await withRedis(async (redis) => {
+    const self = runtime.selfCommand(CLI_PATH);
+    const child = spawn(self.command, [...self.args, "queue", "push", redis.url, "Tail", "-"], {
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    child.stdout!.setEncoding("utf8").on("data", (chunk: string) => stdout += chunk);
+    const exited = new Promise<number | null>((resolve) => child.once("close", resolve));
+    try {
+      await using queue = new Queue(redis.url, "Tail");
+      // Three lines, as `tail -f` would write them, and then nothing for a while: far fewer than a batch.
+      child.stdin!.write(`${book(1)}\n${book(2)}\n${book(3)}\n`);
+      await waitUntil("the three URLs are in Redis", async () => (await queue.status()).waiting === 3, 15_000);
+      child.stdin!.write(`${book(4)}\n`);
+      await waitUntil("the fourth is in Redis", async () => (await queue.status()).waiting === 4, 15_000);
+      child.stdin!.end();
+      assert.equal(await exited, 0);
+      assert.equal(stdout, "pushed 4, skipped 0 (already seen)\n");
+    } finally {
+      child.kill("SIGKILL");
+      await exited;
+    }
+  });
+});

@@ -331,7 +331,8 @@ Deno.test("entries in the queue that are not usable requests are dropped, counte
     const leases = await frontier.lease(100);
     assert.deepEqual(leases.map((lease) => lease.request.url), [url("good-1"), url("good-2")]);
     assert.equal(frontier.stats().queue_bad, garbage.length);
-    assert.equal(frontier.stats().leased, 2);
+    // Taken from the queue: the two requests and every entry dropped as bad.
+    assert.equal(frontier.stats().leased, 2 + garbage.length);
     // The first few one line each, the rest only counted.
     assert.equal(
       log.lines.filter((line) => line.startsWith("warning dropped from the queue")).length,
@@ -590,6 +591,28 @@ Deno.test("entries over the size, depth or header bounds are dropped as bad, the
     ]);
     assert.equal(frontier.stats()["dropped.unqueueable"], 3);
     assert.equal((await frontier.status()).waiting, 0);
+  } finally {
+    await frontier.close();
+    await redis.stop();
+  }
+});
+
+Deno.test("an entry whose URL is not valid UTF-8 is dropped as bad, not fetched with replacement characters", async () => {
+  const redis = await startRedis();
+  const key = newKey();
+  const { frontier } = await open(redis.url, key);
+  try {
+    await pushRaw(redis, key, 0, "127.0.0.1", JSON.stringify({ v: 1, url: url("first") }));
+    // Bytes 0xff 0xfe in the path, written as raw bytes by a script (a JSON string cannot hold them).
+    await redis.command(
+      "EVAL",
+      `redis.call('RPUSH', KEYS[1], '{"v":1,"url":"http://127.0.0.1:9/page/\\255\\254"}')`,
+      1,
+      hostList(key, 0, "127.0.0.1"),
+    );
+    const leases = await frontier.lease(10);
+    assert.deepEqual(leases.map((lease) => lease.request.url), [url("first")]);
+    assert.equal(frontier.stats().queue_bad, 1);
   } finally {
     await frontier.close();
     await redis.stop();

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { checkQueueKey, parseRedisUrl } from "../../src/queue/redis_url.ts";
+import { checkQueueKey, maskQueueUrl, parseRedisUrl } from "../../src/queue/redis_url.ts";
 
 Deno.test("redis:// URLs give host, port, database and login", () => {
   assert.deepEqual(parseRedisUrl("redis://10.0.0.5:6380/2"), {
@@ -66,4 +66,24 @@ Deno.test("a queue key must be non-empty, printable and short", () => {
   assert.throws(() => checkQueueKey("two words"), TypeError);
   assert.throws(() => checkQueueKey("bell\x07"), TypeError);
   assert.throws(() => checkQueueKey("k".repeat(201)), TypeError);
+});
+
+Deno.test("a password that breaks the URL (/ ? # a space, a bad %-escape) is hidden in the refusal too", () => {
+  const secrets = ["pa/ss", "pa?ss", "pa#ss", "pa ss/x", "pa%zzss", "p@ss/word"];
+  for (const secret of secrets) {
+    for (const url of [`redis://:${secret}@127.0.0.1:1/0`, `redis://user:${secret}@127.0.0.1:1/0`]) {
+      let message = "";
+      try {
+        parseRedisUrl(url);
+      } catch (error) {
+        assert.ok(error instanceof TypeError, url);
+        message = (error as Error).message;
+      }
+      assert.notEqual(message, "", `${url} was accepted`);
+      assert.ok(!message.includes(secret) && !message.includes("ss@"), `${url}: ${message}`);
+      assert.match(message, /^queue URL redis:\/\/(user)?:\*\*\*@/);
+    }
+  }
+  assert.equal(maskQueueUrl("redis+unix:///run/r.sock?db=1&pass=a/b"), "redis+unix:///run/r.sock?db=1&pass=***");
+  assert.equal(maskQueueUrl("redis+unix:///r.sock?pass=a%zz b"), "redis+unix:///r.sock?pass=***");
 });
