@@ -40,7 +40,9 @@ export class RedisConnection {
   ): Promise<RedisConnection> {
     // Loaded on first use: a crawl without a shared queue never pays for the Redis client at start-up.
     const { Redis } = await import("ioredis");
+    const tls = target.tls ? await tlsOptions(target, maskQueueUrl(url)) : undefined;
     const redis = new Redis({
+      ...(tls ? { tls } : {}),
       host: target.host,
       port: target.port,
       path: target.path,
@@ -64,6 +66,7 @@ export class RedisConnection {
     for (const [name, lua] of Object.entries(SCRIPTS)) redis.defineCommand(name, { numberOfKeys: 0, lua });
     const connection = new RedisConnection(redis, maskQueueUrl(url));
     quietUnneededPassword(redis, () => warn(`${connection.#label} needs no password; the one given is not used`));
+    keepStreamErrorsHandled(redis);
     try {
       await redis.connect();
       await connection.#checkServer();
@@ -132,6 +135,53 @@ export class RedisConnection {
 }
 
 /**
+ * The TLS options of a rediss:// connection: the server's certificate checked against the CA file given, or the
+ * system's CAs, and its name against the host (the TLS library's default, never turned off); a client certificate
+ * when one is given. A file that cannot be read is a QueueError naming it.
+ */
+async function tlsOptions(target: RedisTarget, label: string): Promise<Record<string, unknown>> {
+  const { readFile } = await import("node:fs/promises");
+  const read = async (what: string, path: string | undefined) => {
+    if (path === undefined) return undefined;
+    try {
+      return await readFile(path, "utf8");
+    } catch (error) {
+      throw new QueueError(`cannot read the ${what} file ${path} of ${label}: ${(error as Error).message}`);
+    }
+  };
+  const [ca, cert, key] = [
+    await read("ca", target.tls?.ca),
+    await read("cert", target.tls?.cert),
+    await read("key", target.tls?.key),
+  ];
+  return {
+    rejectUnauthorized: true,
+    // SNI takes a host name, never an address; the certificate is still checked against an address.
+    ...(target.host && !/^[\d.]+$|:/.test(target.host) ? { servername: target.host } : {}),
+    ...(ca ? { ca } : {}),
+    ...(cert ? { cert } : {}),
+    ...(key ? { key } : {}),
+  };
+}
+
+/**
+ * ioredis listens for a socket's first `error` only (`once`). A socket that fails twice (a TLS server closing on a
+ * client without a certificate gives a reset and then EPIPE on the write in flight) would throw the second one as an
+ * uncaught error and end the process. A listener of our own on every socket the client opens keeps later errors
+ * handled; the first still reaches ioredis, which reports and reconnects as usual.
+ */
+function keepStreamErrorsHandled(redis: Redis): void {
+  const connector =
+    (redis as unknown as { connector: { connect: (...args: unknown[]) => Promise<unknown> } }).connector;
+  const connect = connector.connect.bind(connector);
+  connector.connect = async (...args: unknown[]) => {
+    const stream = await connect(...args) as { on(event: string, listener: () => void): void };
+    stream.on("error", () => {});
+    return stream;
+  };
+}
+
+/**
  * A password sent to a server that needs none: Redis refuses the AUTH, ioredis prints its own "[WARN]" line on
  * standard error (outside Netweir's log, unprefixed) and carries on. This instance's AUTH answers such a refusal as
  * a success instead, and `onUnneeded` says so once in Netweir's words. Any other AUTH failure is left as it is.
@@ -164,6 +214,8 @@ export function mayPass(error: unknown): boolean {
   for (let e: unknown = error; e instanceof Error && messages.length < 5; e = e.cause) messages.push(e.message);
   const text = messages.join(" ");
   if (/WRONGPASS|NOAUTH|NOPERM|invalid password|invalid username|DB index is out of range/i.test(text)) return false;
+  // A certificate that does not check out will not start to by itself.
+  if (/certificate|self[- ]signed|altnames|ERR_TLS|UNABLE_TO_VERIFY|wrong version number/i.test(text)) return false;
   return /^cannot reach the queue/.test(messages[0] ?? "");
 }
 

@@ -1,6 +1,8 @@
 /**
- * Queue URLs: `redis://[:password@]host:port/db` and `redis+unix:///path?db=N&pass=...`. Anything else is refused
- * with a message saying why (a TypeError: a bad value, exit status 2), and passwords never appear in one.
+ * Queue URLs: `redis://[:password@]host:port/db`, `rediss://` for the same over TLS (with `ca`, `cert` and `key`
+ * parameters naming PEM files for a private CA or a client certificate), and `redis+unix:///path?db=N&pass=...`.
+ * Anything else is refused with a message saying why (a TypeError: a bad value, exit status 2), and passwords never
+ * appear in one.
  */
 import { maskUrl } from "../log.ts";
 
@@ -13,6 +15,17 @@ export interface RedisTarget {
   db: number;
   username?: string;
   password?: string;
+  /** For rediss:// URLs: TLS, the server's certificate checked (hostname included) against these CAs or the system's. */
+  tls?: TlsFiles;
+}
+
+/** PEM files for a TLS connection, as a rediss:// URL's parameters name them. */
+export interface TlsFiles {
+  /** CA certificates to trust instead of the system's (a private CA). */
+  ca?: string;
+  /** A client certificate, with its key, for a server that asks for one (`tls-auth-clients yes`). */
+  cert?: string;
+  key?: string;
 }
 
 /**
@@ -61,7 +74,8 @@ export function parseRedisUrl(url: string, options: { windows?: boolean } = {}):
     );
   }
   switch (parsed.protocol) {
-    case "redis:": {
+    case "redis:":
+    case "rediss:": {
       if (!parsed.hostname) refuse(url, "no host; expected redis://host:port/db");
       const db = parseDb(url, parsed.pathname.replace(/^\//, ""));
       return {
@@ -70,6 +84,7 @@ export function parseRedisUrl(url: string, options: { windows?: boolean } = {}):
         db,
         username: parsed.username ? decodePart(url, parsed.username, "user name") : undefined,
         password: parsed.password ? decodePart(url, parsed.password, "password") : undefined,
+        ...(parsed.protocol === "rediss:" ? { tls: tlsFiles(url, parsed.searchParams) } : {}),
       };
     }
     case "redis+unix:": {
@@ -83,8 +98,6 @@ export function parseRedisUrl(url: string, options: { windows?: boolean } = {}):
         password,
       };
     }
-    case "rediss:":
-      return refuse(url, "TLS to Redis (rediss://) is not supported yet; use a private network or a TLS tunnel");
     case "redis-sentinel:":
     case "sentinel:":
       return refuse(url, "Redis Sentinel is not supported; give one server, or a proxy in front of one");
@@ -93,6 +106,20 @@ export function parseRedisUrl(url: string, options: { windows?: boolean } = {}):
     default:
       return refuse(url, `${parsed.protocol}// is not a Redis URL; expected redis://host:port/db`);
   }
+}
+
+/** The `ca`, `cert` and `key` parameters of a rediss:// URL; a certificate needs its key and the other way round. */
+function tlsFiles(url: string, params: URLSearchParams): TlsFiles {
+  const files: TlsFiles = {};
+  for (const name of ["ca", "cert", "key"] as const) {
+    const value = params.get(name);
+    if (value === "") refuse(url, `the ${name} parameter names no file`);
+    if (value !== null) files[name] = value;
+  }
+  if ((files.cert === undefined) !== (files.key === undefined)) {
+    refuse(url, "a client certificate needs both cert= and key=");
+  }
+  return files;
 }
 
 /** Checks a crawl's key: the name its Redis keys start with. */

@@ -20,6 +20,18 @@ Deno.test("redis:// URLs give host, port, database and login", () => {
   assert.equal(parseRedisUrl("redis://crawler:pw@[::1]:7000/0").username, "crawler");
 });
 
+Deno.test("rediss:// URLs are redis:// over TLS, with files for a private CA and a client certificate", () => {
+  assert.deepEqual(parseRedisUrl("rediss://:pw@redis.example:6380/1?ca=/etc/ca.pem&cert=/c.pem&key=/k.pem"), {
+    host: "redis.example",
+    port: 6380,
+    db: 1,
+    username: undefined,
+    password: "pw",
+    tls: { ca: "/etc/ca.pem", cert: "/c.pem", key: "/k.pem" },
+  });
+  assert.deepEqual(parseRedisUrl("rediss://redis.example").tls, {});
+});
+
 Deno.test("redis+unix:// URLs give the socket path, database and password", () => {
   assert.deepEqual(parseRedisUrl("redis+unix:///run/redis.sock?db=4&pass=secret"), {
     path: "/run/redis.sock",
@@ -43,7 +55,8 @@ Deno.test("unix sockets are refused on Windows", () => {
 Deno.test("URLs that are not a single plain Redis are refused with a TypeError that hides the password", () => {
   const cases: Array<[string, RegExp]> = [
     ["http://127.0.0.1:6379/0", /http:\/\/ is not a Redis URL/],
-    ["rediss://:pw@127.0.0.1:6379/0", /TLS to Redis \(rediss:\/\/\) is not supported yet/],
+    ["rediss://:pw@127.0.0.1:6379/0?cert=/c.pem", /a client certificate needs both cert= and key=/],
+    ["rediss://:pw@127.0.0.1:6379/0?ca=", /the ca parameter names no file/],
     ["redis-sentinel://127.0.0.1:26379", /Sentinel is not supported/],
     ["redis-cluster://127.0.0.1:7000", /Cluster is not supported/],
     ["redis://:pw@127.0.0.1:6379/zero", /the database must be a number/],
