@@ -60,5 +60,8 @@ export async function openFrontier(
     windows: platform() === "win32",
     uploadDir: settings.browserUploadDir,
     limits: entryLimits(settings),
+    politeness: settings.politenessScope === "crawl"
+      ? { perDomain: settings.perDomain, minDelay: settings.minDelay }
+      : undefined,
   });
 }

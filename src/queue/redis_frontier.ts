@@ -41,6 +41,11 @@ export interface RedisFrontierOptions {
   uploadDir?: string | null;
   /** Bounds on an entry, read or written (the queue_entry_max_* settings; their defaults when absent). */
   limits?: EntryLimits;
+  /**
+   * With politeness_scope=crawl: per_domain and min_delay (seconds) held for the whole crawl, through Redis. Absent:
+   * each process keeps them on its own.
+   */
+  politeness?: { perDomain: number; minDelay: number };
 }
 
 /**
@@ -80,6 +85,7 @@ interface PendingFinish {
 interface PendingLease {
   max: number;
   skip: string[];
+  delays: string[];
   resolve: (reply: unknown[]) => void;
   reject: (error: unknown) => void;
 }
@@ -105,6 +111,8 @@ export class RedisFrontier implements Frontier {
   readonly #heldHosts = new Map<string, number>();
   /** Lease ids of entries found bad: released (never queued again) with the next call that finishes or leases. */
   #releasing: string[] = [];
+  /** Host delays shared with the crawl (politeness_scope=crawl), so each goes once, and again only when it changes. */
+  readonly #sharedDelays = new Map<string, number>();
   readonly #limits: EntryLimits;
   readonly #badEntries: BadEntryLog;
   readonly #stats = { pushed: 0, leased: 0, leases_reclaimed: 0 };
@@ -317,16 +325,20 @@ export class RedisFrontier implements Frontier {
       while (leases.length < max) {
         const asked = max - leases.length;
         const skip = this.#hostsToSkip(options.skipHost);
+        const delays = this.#delaysToShare(options.crawlDelay);
         let reply: unknown[];
         if (leases.length === 0 && this.#finishing.length > 0 && this.#leaseWithFinish === undefined) {
           reply = await new Promise<unknown[]>((resolve, reject) =>
-            this.#leaseWithFinish = { max: asked, skip, resolve, reject }
+            this.#leaseWithFinish = { max: asked, skip, delays, resolve, reject }
           );
         } else {
           const releases = this.#releasing;
           this.#releasing = [];
           try {
-            reply = await this.#call("nwFinish", [...this.#leaseArgs(asked, skip), ...releases.flatMap(releasePair)])
+            reply = await this.#call("nwFinish", [
+              ...this.#leaseArgs(asked, skip, delays),
+              ...releases.flatMap(releasePair),
+            ])
               .then((answer) => (answer as unknown[]).slice(releases.length));
           } catch (error) {
             this.#releasing.unshift(...releases);
@@ -349,7 +361,7 @@ export class RedisFrontier implements Frontier {
     const releases = this.#releasing;
     this.#releasing = [];
     try {
-      await this.#call("nwFinish", [...this.#leaseArgs(0, []), ...releases.flatMap(releasePair)]);
+      await this.#call("nwFinish", [...this.#leaseArgs(0), ...releases.flatMap(releasePair)]);
     } catch (error) {
       this.#releasing.unshift(...releases);
       throw error;
@@ -357,9 +369,42 @@ export class RedisFrontier implements Frontier {
     for (const id of releases) this.#held.delete(id);
   }
 
-  /** A FINISH call's first arguments: this process, how many to lease, the entry size bound, the hosts to skip. */
-  #leaseArgs(max: number, skip: readonly string[]): ScriptArg[] {
-    return [this.#pid, max, this.#limits.maxBytes, skip.length, ...skip];
+  /**
+   * A FINISH call's first arguments: this process, how many to lease, the entry size bound, crawl-wide per_domain and
+   * min_delay (0 and 0 when each process keeps its own), the hosts to skip, and host delays to share.
+   */
+  #leaseArgs(max: number, skip: readonly string[] = [], delays: readonly string[] = []): ScriptArg[] {
+    const polite = this.#options.politeness;
+    const perDomain = polite?.perDomain ?? 0;
+    const minDelayMs = Math.round((polite?.minDelay ?? 0) * 1000);
+    return [
+      this.#pid,
+      max,
+      this.#limits.maxBytes,
+      perDomain,
+      minDelayMs,
+      skip.length,
+      ...skip,
+      delays.length / 2,
+      ...delays,
+    ];
+  }
+
+  /**
+   * With crawl-wide politeness, the Crawl-delays (host, ms, ...) longer than min_delay that this process has found and
+   * not shared yet: only the process that fetched a host's robots.txt knows its Crawl-delay.
+   */
+  #delaysToShare(crawlDelay: LeaseOptions["crawlDelay"]): string[] {
+    const polite = this.#options.politeness;
+    if (!polite || !crawlDelay) return [];
+    const out: string[] = [];
+    for (const host of this.#heldHosts.keys()) {
+      const ms = Math.round(crawlDelay(host) * 1000);
+      if (ms <= polite.minDelay * 1000 || this.#sharedDelays.get(host) === ms) continue;
+      this.#sharedDelays.set(host, ms);
+      out.push(host, String(ms));
+    }
+    return out;
   }
 
   /** The hosts this process holds requests for that `skipHost` says a lease should pass over. */
@@ -461,7 +506,7 @@ export class RedisFrontier implements Frontier {
         try {
           const args = [...batch.flatMap((one) => [one.lease.id, one.payload]), ...releases.flatMap(releasePair)];
           results = await this.#call("nwFinish", [
-            ...this.#leaseArgs(lease?.max ?? 0, lease?.skip ?? []),
+            ...this.#leaseArgs(lease?.max ?? 0, lease?.skip, lease?.delays),
             ...args,
           ]) as unknown[];
         } catch (error) {
@@ -528,7 +573,7 @@ export class RedisFrontier implements Frontier {
         if (this.#releasing.length > 0) {
           await this.#connection.script("nwFinish", [
             this.#prefix,
-            ...this.#leaseArgs(0, []),
+            ...this.#leaseArgs(0),
             ...this.#releasing.flatMap(releasePair),
           ]);
           this.#releasing = [];

@@ -12,6 +12,9 @@
  *   P:procs          sorted set: process id -> time of its last heartbeat (ms, Redis's clock)
  *   P:meta           hash: seen (filter size), queued (ever queued), seq (last lease id), idle_since (ms)
  *   P:bad:...        keys found where a list should be and set aside (written by hand, say)
+ *   P:busy           hash, with politeness_scope=crawl: host -> requests of it held by any process
+ *   P:last           hash, with politeness_scope=crawl: host -> time (ms) its last request leased is due to start
+ *   P:delay          hash, with politeness_scope=crawl: host -> the delay (ms) processes found for it (Crawl-delay)
  *
  * Invariant: a host is in P:hosts:PRIO exactly while P:q:PRIO:HOST exists (Redis deletes an emptied list), and a
  * priority is in P:prios while its host list exists.
@@ -128,6 +131,18 @@ end
 -- Puts a held entry ("PRIO\\nHOST\\n" .. encoded) back at the front of its host's list, bypassing the filter, and the
 -- host at the front of its priority's host list: it was taken first, it goes first. Returns 0 for an entry that is
 -- not in that shape (counted as bad by whoever asked), else 1.
+-- The host of a held entry, or nil when it is not in that shape.
+local function held_host(entry)
+  local nl = string.find(entry, '\\n', 1, true)
+  local nl2 = nl and string.find(entry, '\\n', nl + 1, true)
+  if not nl2 or nl2 == nl + 1 then return nil end
+  return string.sub(entry, nl + 1, nl2 - 1)
+end
+-- Crawl-wide politeness (politeness_scope=crawl): a request held by any process counts against its host's
+-- per_domain. release_busy forgets one when it is finished or goes back; the hash only exists in such a crawl.
+local function release_busy(host)
+  if host and redis.call('HINCRBY', P .. ':busy', host, -1) <= 0 then redis.call('HDEL', P .. ':busy', host) end
+end
 local function requeue(entry)
   local nl = string.find(entry, '\\n', 1, true)
   local nl2 = nl and string.find(entry, '\\n', nl + 1, true)
@@ -135,6 +150,7 @@ local function requeue(entry)
   local prio = string.sub(entry, 1, nl - 1)
   if tonumber(prio) == nil then return 0 end
   local host = string.sub(entry, nl + 1, nl2 - 1)
+  if redis.call('HEXISTS', P .. ':busy', host) == 1 then release_busy(host) end
   local ok, length = pcall(redis.call, 'LPUSH', P .. ':q:' .. prio .. ':' .. host, string.sub(entry, nl2 + 1))
   if not ok then return 0 end
   if length == 1 then redis.call('LPUSH', P .. ':hosts:' .. prio, host) end
@@ -149,9 +165,12 @@ end
 -- within a priority, hosts in turn (a fair share of what is left from each, the host then going to the end of the
 -- line), passing over the hosts in skip (which this process has enough of); within a host, oldest first. Entries
 -- longer than max_bytes are dropped unread. Appends id, encoded, id, encoded, ... to out, and last the number of
--- keys found not to be lists and the number of entries dropped for their size.
-local function take(pid, max, max_bytes, skip, out)
-  redis.call('ZADD', P .. ':procs', now_ms(), pid)
+-- keys found not to be lists and the number of entries dropped for their size. With polite ({ per_domain, delay }:
+-- politeness_scope=crawl), a host is also passed over while the whole crawl holds per_domain of its requests or a
+-- delay has not passed since its last start (taking k at once puts that start k - 1 delays from now).
+local function take(pid, max, max_bytes, skip, out, polite)
+  local now = now_ms()
+  redis.call('ZADD', P .. ':procs', now, pid)
   local bad, big, taken = 0, 0, 0
   local fields, entries = {}, {}
   local prios = redis.call('ZREVRANGE', P .. ':prios', 0, -1)
@@ -184,9 +203,17 @@ local function take(pid, max, max_bytes, skip, out)
       end
       visits_left = visits_left - 1
       local host = redis.call('LMOVE', ring, ring, 'LEFT', 'RIGHT')
-      if not skip[host] then
+      local share = math.min(math.ceil((max - taken) / hosts), 1000)
+      local delay = 0
+      if polite and not skip[host] then
+        local busy = tonumber(redis.call('HGET', P .. ':busy', host) or '0')
+        delay = math.max(polite.delay, tonumber(redis.call('HGET', P .. ':delay', host) or '0'))
+        -- The delay as it is now, from the last start: a Crawl-delay learned since applies to the very next one.
+        local due = tonumber(redis.call('HGET', P .. ':last', host) or '-1e18') + delay
+        if busy >= polite.per_domain or due > now then share = 0 else share = math.min(share, polite.per_domain - busy) end
+      end
+      if not skip[host] and share > 0 then
         local list = P .. ':q:' .. prio .. ':' .. host
-        local share = math.min(math.ceil((max - taken) / hosts), 1000)
         local items = redis.pcall('LPOP', list, share)
         if type(items) == 'table' and items.err then
           set_aside(list)
@@ -199,15 +226,22 @@ local function take(pid, max, max_bytes, skip, out)
           hosts = hosts - 1
           if hosts == 0 then redis.call('ZREM', P .. ':prios', prio) end
         end
+        local took = 0
         for _, item in ipairs(items or {}) do
           if string.len(item) > max_bytes then
             big = big + 1
           else
             fields[#fields + 1] = prio .. '\\n' .. host .. '\\n' .. item
             entries[#entries + 1] = item
-            taken = taken + 1
-            took_in_pass = took_in_pass + 1
+            took = took + 1
           end
+        end
+        taken = taken + took
+        took_in_pass = took_in_pass + took
+        if polite and took > 0 then
+          redis.call('HINCRBY', P .. ':busy', host, took)
+          -- Several taken at once start a delay apart in the process that took them (its own slots space them).
+          if delay > 0 then redis.call('HSET', P .. ':last', host, now + delay * (took - 1)) end
         end
       end
     end
@@ -243,7 +277,8 @@ return added
 `;
 
 /**
- * ARGV: P, pid, max, max_bytes, n, then n hosts to pass over, then pairs of lease id and payload (see add). First,
+ * ARGV: P, pid, max, max_bytes, per_domain and min_delay_ms (0 and 0 unless politeness_scope=crawl), n, n hosts to
+ * pass over, m, m pairs of host and delay in ms (for P:delay), then pairs of lease id and payload (see add). First,
  * for each page, in one step: releases its lease and queues what it yielded. Several pages go in one call when
  * they finish while an earlier call is on its way. A lease no longer held (taken back after this process was
  * thought dead) queues nothing: whoever fetches the page again queues its links. Then, when max > 0, leases (see
@@ -251,23 +286,34 @@ return added
  * many were queued, or -1 for a lease not held), followed by what take returns.
  */
 export const FINISH = COMMON + `
-local pid, max, max_bytes, nskip = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local pid, max, max_bytes = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+local per_domain, min_delay = tonumber(ARGV[5]), tonumber(ARGV[6])
+local polite = nil
+if per_domain > 0 then polite = { per_domain = per_domain, delay = min_delay } end
+local nskip = tonumber(ARGV[7])
 local skip = {}
-for i = 6, 5 + nskip do skip[ARGV[i]] = true end
+for i = 8, 7 + nskip do skip[ARGV[i]] = true end
+local at = 8 + nskip
+-- With crawl-wide politeness, the delays this process found for hosts (robots.txt Crawl-delay): host, ms, ...
+local ndelays = tonumber(ARGV[at])
+for i = at + 1, at + 2 * ndelays, 2 do redis.call('HSET', P .. ':delay', ARGV[i], ARGV[i + 1]) end
+local first = at + 1 + 2 * ndelays
 local out = {}
-local first = 6 + nskip
 if #ARGV > first then
   local b = batch()
+  local held = P .. ':held:' .. pid
   for i = first, #ARGV - 1, 2 do
-    if redis.call('HDEL', P .. ':held:' .. pid, ARGV[i]) == 0 then
+    local entry = polite and redis.call('HGET', held, ARGV[i])
+    if redis.call('HDEL', held, ARGV[i]) == 0 then
       out[#out + 1] = -1
     else
+      if entry then release_busy(held_host(entry)) end
       out[#out + 1] = add(b, i + 1)
     end
   end
   flush(b)
 end
-if max > 0 then take(pid, max, max_bytes, skip, out) end
+if max > 0 then take(pid, max, max_bytes, skip, out, polite) end
 return out
 `;
 

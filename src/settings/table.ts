@@ -256,6 +256,14 @@ const TABLE = {
     check: positive,
     doc: "Seconds of silence after which a process is taken for dead and its requests go back to the queue",
   }),
+  politenessScope: setting<string>({
+    cli: "politeness_scope",
+    type: "string",
+    choices: ["process", "crawl"],
+    default: "process",
+    doc:
+      "Whom per_domain, min_delay and Crawl-delay bind: each process on its own, or (crawl) a shared queue's whole crawl",
+  }),
   queueEntryMaxBytes: setting<number>({
     cli: "queue_entry_max_bytes",
     type: "int",

@@ -618,3 +618,46 @@ Deno.test("an entry whose URL is not valid UTF-8 is dropped as bad, not fetched 
     await redis.stop();
   }
 });
+
+Deno.test("with crawl-wide politeness, min_delay and a Crawl-delay one process found hold for every process", async () => {
+  const redis = await startRedis();
+  const key = newKey();
+  const polite = (minDelay: number) =>
+    RedisFrontier.open({
+      url: redis.url,
+      key,
+      spider: new Books(),
+      log: recordingLog(),
+      leaseSeconds: 6,
+      idleSeconds: 1,
+      politeness: { perDomain: 8, minDelay },
+    });
+  const a = await polite(0.5);
+  const b = await polite(0.5);
+  try {
+    const on = (host: string, n: number) => new Request({ url: `http://${host}:9/${n}` });
+    await a.push([on("slow.test", 1), on("fast.test", 1)]);
+    assert.equal((await a.lease(10)).length, 2);
+    // Each host's next request is half a second away, for every process.
+    await a.push([on("slow.test", 2), on("fast.test", 2), on("fast.test", 3)]);
+    assert.deepEqual(await b.lease(10), [], "not due yet, for the other process either");
+    // a has found a Crawl-delay of 30 s for slow.test: it tells the crawl with its next lease, and the crawl waits
+    // that long from slow.test's last start.
+    assert.deepEqual(await a.lease(10, { crawlDelay: (host) => host === "slow.test" ? 30 : 0 }), []);
+    let later: Awaited<ReturnType<typeof b.lease>> = [];
+    for (let i = 0; i < 50 && later.length === 0; i++) {
+      await sleep(100);
+      later = await b.lease(10);
+    }
+    // Both of fast.test's, taken together (the process that takes them starts them half a second apart); none of
+    // slow.test's, which waits 30 s from its last start.
+    assert.deepEqual(later.map((lease) => lease.request.url), ["http://fast.test:9/2", "http://fast.test:9/3"]);
+    await sleep(600);
+    assert.deepEqual(await b.lease(10), []);
+    assert.equal(await redis.command("HGET", `${keyPrefix(key)}:delay`, "slow.test"), "30000");
+  } finally {
+    await a.close();
+    await b.close();
+    await redis.stop();
+  }
+});
