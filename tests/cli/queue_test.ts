@@ -154,7 +154,7 @@ Deno.test("a bad Redis URL, an empty key or a bad option exits 2 with one line",
   const cases: Array<[string[], RegExp]> = [
     [["queue", "status", "http://127.0.0.1:6379/0", "Books"], /http:\/\/ is not a Redis URL/],
     [["queue", "push", "https://:secret@127.0.0.1:6379/0", "Books", book(1)], /https:\/\/ is not a Redis URL/],
-    [["queue", "clear", "rediss://127.0.0.1:6379/0", "Books"], /rediss:\/\/\) is not supported/],
+    [["queue", "clear", "rediss://127.0.0.1:1/0?cert=c.pem", "Books"], /needs both cert= and key=/],
     [["queue", "status", "garbage", "Books"], /queue URL garbage: not a URL/],
     [["queue", "status", "redis://127.0.0.1:6379/zero", "Books"], /database must be a number/],
     [["queue", "push", "redis://127.0.0.1:6379/0", "", book(1)], /^netweir: queue key is empty\n$/],
