@@ -143,7 +143,9 @@ Deno.test("a URL that is not http(s) is a TypeError naming it, and its batch is 
 });
 
 Deno.test("a bad Redis URL, an empty key or a bad priority is refused before connecting", async () => {
-  for (const url of ["http://127.0.0.1:6379/0", "rediss://127.0.0.1:1/0?key=k.pem", "garbage", "redis://127.0.0.1:1/x"]) {
+  for (
+    const url of ["http://127.0.0.1:6379/0", "rediss://127.0.0.1:1/0?key=k.pem", "garbage", "redis://127.0.0.1:1/x"]
+  ) {
     assert.throws(() => new Queue(url, "Books"), TypeError, url);
   }
   assert.throws(() => new Queue("redis://:secret@127.0.0.1:1/0", ""), /queue key is empty/);
