@@ -16,6 +16,7 @@ import type { Logger } from "../spider/types.ts";
 import { BadEntryLog } from "./bad_entries.ts";
 import { decodeRequest, DEFAULT_ENTRY_LIMITS, encodeRequest, type EntryLimits } from "./codec.ts";
 import { fingerprint } from "./fingerprint.ts";
+import { RecentFingerprints } from "./recent_fingerprints.ts";
 import type { Frontier, FrontierStats, FrontierStatus, Lease, LeaseOptions } from "./frontier.ts";
 import { describe, mayPass, RedisConnection, type ScriptArg } from "./redis_client.ts";
 import type { ScriptName } from "./redis_scripts.ts";
@@ -62,8 +63,13 @@ export function keyPrefix(key: string): string {
  * 32 hex digits the filter keeps (its first 16 bytes), the host as Request.host has it (the queue keeps a list per
  * host). Neither the host nor the encoded JSON ever holds a space or a raw newline before the JSON starts.
  */
-export function pushLine(request: Request, encoded: string): string {
-  return startLine(fingerprint(request).slice(0, 32), request.priority, request.dontFilter, request.host, encoded);
+export function pushLine(request: Request, encoded: string, fp = filterFingerprint(request)): string {
+  return startLine(fp, request.priority, request.dontFilter, request.host, encoded);
+}
+
+/** What the duplicate filter keeps of a request's fingerprint: its first 32 hex digits (16 bytes). */
+export function filterFingerprint(request: Request): string {
+  return fingerprint(request).slice(0, 32);
 }
 
 /** A push payload's line from its parts (`netweir queue push` builds them without a Request). */
@@ -115,6 +121,8 @@ export class RedisFrontier implements Frontier {
   readonly #sharedDelays = new Map<string, number>();
   readonly #limits: EntryLimits;
   readonly #badEntries: BadEntryLog;
+  /** Requests this process pushed or leased: the filter has them, so a link to one again is not sent to Redis. */
+  readonly #known = new RecentFingerprints();
   readonly #stats = { pushed: 0, leased: 0, leases_reclaimed: 0 };
   /** Queued requests dropped because they would upload files from outside browserUploadDir. */
   #droppedUpload = 0;
@@ -292,8 +300,13 @@ export class RedisFrontier implements Frontier {
   #payload(requests: readonly Request[]): string {
     const lines: string[] = [];
     for (const request of requests) {
+      const fp = filterFingerprint(request);
+      if (!request.dontFilter && this.#known.has(fp)) continue;
       try {
-        lines.push(pushLine(request, encodeRequest(this.#options.spider, request, this.#limits)));
+        lines.push(pushLine(request, encodeRequest(this.#options.spider, request, this.#limits), fp));
+        // The call that sends it puts it in the filter, or it was there; if the call fails for good, the process
+        // stops (a queue that cannot be reached for a lease), so nothing is ever skipped that the filter lacks.
+        this.#known.add(fp);
       } catch (error) {
         if (!(error instanceof TypeError)) throw error;
         this.#droppedUnqueueable++;
@@ -305,7 +318,9 @@ export class RedisFrontier implements Frontier {
 
   async push(requests: readonly Request[]): Promise<number> {
     if (requests.length === 0) return 0;
-    const added = Number(await this.#call("nwPush", [this.#payload(requests)]));
+    const payload = this.#payload(requests);
+    if (payload === "") return 0;
+    const added = Number(await this.#call("nwPush", [payload]));
     this.#stats.pushed += added;
     return added;
   }
@@ -430,6 +445,7 @@ export class RedisFrontier implements Frontier {
       if (request) {
         leases.push({ id, request });
         this.#holdHost(id, request.host);
+        this.#known.add(filterFingerprint(request));
       } // Gone for the whole crawl: released without queueing anything, never handed to the crawl.
       else this.#releasing.push(id);
     }

@@ -661,3 +661,39 @@ Deno.test("with crawl-wide politeness, min_delay and a Crawl-delay one process f
     await redis.stop();
   }
 });
+
+Deno.test("links a process has pushed or leased before are not sent to Redis again; other processes' are", async () => {
+  const redis = await startRedis();
+  const key = newKey();
+  const { frontier: a } = await open(redis.url, key);
+  const { frontier: b } = await open(redis.url, key);
+  try {
+    const links = Array.from({ length: 100 }, (_, i) => new Request({ url: url(`link-${i}`) }));
+    await a.push([new Request({ url: url("start") }), ...links]);
+    const hsets = async () => {
+      const info = String(await redis.command("INFO", "commandstats"));
+      return Number(/cmdstat_hset:calls=(\d+)/.exec(info)?.[1] ?? 0);
+    };
+    const [page] = await a.lease(1);
+    const before = await hsets();
+    // a pushed all hundred: finishing a page that links to them again asks the filter about none of them.
+    await a.finish(page, links);
+    // One HSET: the held entry of the lease that follows, nothing for the links.
+    await a.lease(1);
+    assert.equal(await hsets() - before, 1);
+    // b has only seen the one it leased (link-1): it asks about the other 99 and the new one, and Redis's filter
+    // still leaves the 99 out.
+    const [other] = await b.lease(1);
+    assert.equal(other.request.url, url("link-1"));
+    const beforeB = await hsets();
+    await b.finish(other, [...links, new Request({ url: url("new") })]);
+    assert.equal(await hsets() - beforeB, 100);
+    assert.equal((await b.status()).seen, 102);
+    // A dontFilter request always goes.
+    assert.equal(await a.push([new Request({ url: url("link-1"), dontFilter: true })]), 1);
+  } finally {
+    await a.close();
+    await b.close();
+    await redis.stop();
+  }
+});
