@@ -5,9 +5,13 @@
  * (a) Redis memory per request in the duplicate filter: N distinct URLs pushed as `netweir queue push` pushes them
  *     (a thousand per PUSH script call), the filter's keys measured with MEMORY USAGE, and the server's used_memory
  *     before and after (target: at most 80 bytes, aim 40), at 10,000, 100,000 and 1,000,000 requests;
- * (b) Redis round trips per crawled page: INFO commandstats around a one-process crawl of the generated shop with
- *     --queue (target: at most 3);
- * (c) one process with the Redis queue against the memory queue, same shop, same settings: pages/s of each and the
+ * (b) what a crawled page costs Redis, for examples/books.ts (about one link a page) and for LinkyBooks
+ *     (scripts/bench/linky_spider.ts, about 25 links a page, most seen before): round trips, commands (INFO
+ *     commandstats, the scripts' own steps included) and Redis CPU (INFO used_cpu_sys + used_cpu_user) around a
+ *     one-process crawl of the generated shop (targets for LinkyBooks: at most 6 commands and 0.1 ms of CPU a page);
+ * (c) crawl-wide pages/s of LinkyBooks with 1, 2 and 4 processes on one queue;
+ * (d) junk: entries a second one process drops from a queue of 20,000 that are not requests (target: 20,000/s);
+ * (e) one process with the Redis queue against the memory queue, same shop, same settings: pages/s of each and the
  *     ratio (target: at least 80%).
  *
  *   deno run -A scripts/bench/distributed.ts [REQUESTS=10000,100000,1000000] [BOOKS=3000] [ROUNDS=5]
@@ -23,7 +27,9 @@ import { keyPrefix } from "../../src/queue/redis_frontier.ts";
 import { SCRIPTS } from "../../src/queue/redis_scripts.ts";
 import { parseRedisUrl } from "../../src/queue/redis_url.ts";
 import { runtime } from "../../src/runtime/mod.ts";
-import { REPO_ROOT, runCli } from "../../tests/helpers/cli.ts";
+import { RedisFrontier } from "../../src/queue/redis_frontier.ts";
+import { Spider } from "../../src/spider/spider.ts";
+import { REPO_ROOT, runCli, startCli } from "../../tests/helpers/cli.ts";
 import { type RedisServer, startRedis } from "../../tests/helpers/redis.ts";
 import { serveShop } from "./shop_server.ts";
 
@@ -33,6 +39,7 @@ const books = Number(args[1] ?? 3000);
 const rounds = Number(args[2] ?? 5);
 const SETTINGS = ["-s", "profile=fast", "-s", "obey_robots_txt=false", "-s", "log_level=warning"];
 const SPIDER = join(REPO_ROOT, "examples", "books.ts");
+const LINKY = join(REPO_ROOT, "scripts", "bench", "linky_spider.ts");
 
 const number = (value: number) => value.toLocaleString("en-US");
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -107,7 +114,9 @@ async function filterMemory(count: number): Promise<void> {
     await queue.push(urls(count));
     const seconds = (Date.now() - started) / 1000;
     // Only the filter is measured: the queue's own lists go.
-    for (const key of await connection.client.keys(`${prefix}:q:*`)) await connection.client.del(key);
+    for (const pattern of [`${prefix}:q:*`, `${prefix}:hosts:*`]) {
+      for (const key of await connection.client.keys(pattern)) await connection.client.del(key);
+    }
     await connection.client.del(`${prefix}:prios`);
     const after = await usedMemory(connection);
     const seen = Number(await connection.client.hget(`${prefix}:meta`, "seen"));
@@ -145,15 +154,18 @@ function commandCalls(info: string): Map<string, number> {
   return calls;
 }
 
+/** The arguments of a crawl of the shop: books.ts unless `spider` is LINKY (with the shop's size). */
+function crawlArgs(shop: string, spider: string, statsFile: string, extra: string[]): string[] {
+  const linky = spider === LINKY ? ["--spider", "LinkyBooks", "-a", `books=${books}`] : [];
+  return ["crawl", spider, ...linky, "-a", `site=${shop}`, "--stats-file", statsFile, ...SETTINGS, ...extra];
+}
+
 /** Runs one crawl of the shop with the CLI and returns its stats. */
-async function crawl(shop: string, extra: string[]): Promise<Record<string, number>> {
+async function crawl(shop: string, extra: string[], spider = SPIDER): Promise<Record<string, number>> {
   const dir = await mkdtemp(join(tmpdir(), "netweir-bench-"));
   try {
     const statsFile = join(dir, "stats.json");
-    const ran = await runCli(
-      ["crawl", SPIDER, "-a", `site=${shop}`, "--stats-file", statsFile, ...SETTINGS, ...extra],
-      { timeoutMs: 600_000 },
-    );
+    const ran = await runCli(crawlArgs(shop, spider, statsFile, extra), { timeoutMs: 600_000 });
     if (ran.code !== 0) throw new Error(`crawl failed (${ran.code}): ${ran.stderr}`);
     return JSON.parse(await readFile(statsFile, "utf8"));
   } finally {
@@ -164,34 +176,122 @@ async function crawl(shop: string, extra: string[]): Promise<Record<string, numb
 /** The settings that make a crawl use the Redis queue, ending as soon as it is idle. */
 const queued = (redis: RedisServer, key: string) => ["--queue", redis.url, "--queue-key", key, "-s", "queue_idle=0"];
 
-/** (b) Round trips per page, and commands run inside Redis per page. */
-async function roundTrips(shop: string): Promise<void> {
+/** Redis's own CPU seconds so far (user and system, its main thread and the rest). */
+async function redisCpu(connection: RedisConnection): Promise<number> {
+  const info = await connection.client.info("cpu");
+  const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, "m").exec(info)?.[1] ?? 0);
+  return field("used_cpu_sys") + field("used_cpu_user");
+}
+
+/** (b) Round trips, commands and Redis CPU per page, for one spider. */
+async function costPerPage(shop: string, spider: string, label: string): Promise<void> {
   await withRedis(async (redis, connection) => {
     await connection.client.config("RESETSTAT");
-    const stats = await crawl(shop, queued(redis, "trips"));
+    const cpuBefore = await redisCpu(connection);
+    const stats = await crawl(shop, queued(redis, "cost"), spider);
+    const cpu = await redisCpu(connection) - cpuBefore;
     const calls = commandCalls(await connection.client.info("commandstats"));
     calls.delete("config|resetstat");
+    calls.delete("info");
     const inside = commandsInsideScripts();
     let trips = 0;
     let total = 0;
     const tripsBy: string[] = [];
+    const insideBy: Array<[string, number]> = [];
     for (const [name, n] of calls) {
       total += n;
-      if (inside.has(name)) continue;
+      if (inside.has(name)) {
+        insideBy.push([name, n]);
+        continue;
+      }
       trips += n;
       tripsBy.push(`${name} ${number(n)}`);
     }
-    console.log(`  ${number(stats.pages)} pages, ${number(stats.leased)} leased, ${number(stats.pushed)} pushed`);
+    const perPage = (n: number) => (n / stats.pages).toFixed(2);
+    const top = insideBy.sort((x, y) => y[1] - x[1]).slice(0, 6).map(([name, n]) => `${name} ${perPage(n)}`);
     console.log(
-      `  round trips: ${number(trips)} (${tripsBy.join(", ")}) = ${(trips / stats.pages).toFixed(2)} per page`,
+      `  ${label}: ${number(stats.pages)} pages, ${number(stats.pushed)} pushed, ${number(stats.leased)} leased`,
     );
-    console.log(
-      `  commands run by Redis, script steps included: ${number(total)} = ${(total / stats.pages).toFixed(1)} per page`,
-    );
+    console.log(`    round trips ${perPage(trips)} a page (${tripsBy.join(", ")})`);
+    console.log(`    commands ${perPage(total)} a page, script steps included (most: ${top.join(", ")})`);
+    console.log(`    Redis CPU ${(cpu * 1000 / stats.pages).toFixed(3)} ms a page (${cpu.toFixed(2)} s in all)`);
   });
 }
 
-/** (c) Pages per second with the memory queue and with the Redis queue, alternating, `rounds` times each. */
+/** (c) Crawl-wide pages/s of `processes` processes of LinkyBooks started together on one fresh queue. */
+async function crawlWide(shop: string, processes: number): Promise<number> {
+  return await withRedis(async (redis) => {
+    const dir = await mkdtemp(join(tmpdir(), "netweir-bench-"));
+    try {
+      const started = Date.now();
+      // queue_idle=2: a process that starts a little after the first must not end before work reaches it.
+      const running = Array.from(
+        { length: processes },
+        (_, i) =>
+          startCli(
+            crawlArgs(shop, LINKY, join(dir, `stats-${i}.json`), [
+              "--queue",
+              redis.url,
+              "-s",
+              "queue_idle=2",
+            ]),
+            { timeoutMs: 600_000 },
+          ),
+      );
+      let pages = 0;
+      let lastWork = started;
+      for (const [i, process] of running.entries()) {
+        const ran = await process.wait();
+        if (ran.code !== 0) throw new Error(`crawl failed (${ran.code}): ${ran.stderr}`);
+        const stats = JSON.parse(await readFile(join(dir, `stats-${i}.json`), "utf8"));
+        pages += stats.pages;
+        // The idle wait at the end is not crawling: each process's finish time less the 2 s it waited.
+        lastWork = Math.max(lastWork, Date.parse(stats.finish_time) - 2000);
+      }
+      return pages / ((lastWork - started) / 1000);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+}
+
+/** (d) How fast one process gets through junk: 20,000 entries that are not requests, then one that is. */
+async function junk(): Promise<void> {
+  class Plain extends Spider {}
+  await withRedis(async (redis, connection) => {
+    const quiet = { debug() {}, info() {}, warning() {}, error() {} };
+    const frontier = await RedisFrontier.open({
+      url: redis.url,
+      key: "junk",
+      spider: new Plain(),
+      log: quiet,
+      leaseSeconds: 60,
+      idleSeconds: 0,
+    });
+    try {
+      const prefix = keyPrefix("junk");
+      const list = `${prefix}:q:0:127.0.0.1`;
+      for (let i = 0; i < 20_000; i += 1000) {
+        await connection.client.rpush(list, ...Array.from({ length: 1000 }, (_, k) => `junk ${i + k}`));
+      }
+      await connection.client.rpush(`${prefix}:hosts:0`, "127.0.0.1");
+      await connection.client.zadd(`${prefix}:prios`, 0, "0");
+      await connection.client.rpush(list, JSON.stringify({ v: 1, url: "http://127.0.0.1:9/good" }));
+      const started = performance.now();
+      let leases = 0;
+      while (leases === 0) leases = (await frontier.lease(16)).length;
+      const seconds = (performance.now() - started) / 1000;
+      console.log(
+        `  ${number(frontier.stats().queue_bad)} junk entries dropped in ${seconds.toFixed(2)} s at concurrency 16: ` +
+          `${number(Math.round(20_000 / seconds))}/s`,
+      );
+    } finally {
+      await frontier.close();
+    }
+  });
+}
+
+/** (e) Pages per second with the memory queue and with the Redis queue, alternating, `rounds` times each. */
 async function speed(shop: string): Promise<void> {
   await withRedis(async (redis) => {
     const memory: number[] = [];
@@ -220,9 +320,20 @@ const shop = await serveShop(books);
 try {
   const pages = books + Math.ceil(books / 20);
   console.log(`shop of ${number(books)} books (${number(pages)} pages), settings: ${SETTINGS.join(" ")}`);
-  console.log("(b) Redis round trips per crawled page, one process");
-  await roundTrips(shop.url);
-  console.log(`(c) one process, Redis queue vs memory queue, ${rounds} rounds each`);
+  console.log("(b) what a page costs Redis, one process");
+  await costPerPage(shop.url, SPIDER, "books.ts");
+  await costPerPage(shop.url, LINKY, "LinkyBooks (about 25 links a page)");
+  console.log("(c) crawl-wide pages/s, LinkyBooks, processes on one queue (one machine: they share its two cores)");
+  for (const processes of [1, 2, 4]) {
+    console.log(
+      `  ${processes} process${processes === 1 ? "" : "es"}: ${
+        (await crawlWide(shop.url, processes)).toFixed(0)
+      } pages/s`,
+    );
+  }
+  console.log("(d) junk in the queue");
+  await junk();
+  console.log(`(e) one process, Redis queue vs memory queue, ${rounds} rounds each`);
   await speed(shop.url);
 } finally {
   await shop.close();

@@ -8,7 +8,8 @@ import { UsageError } from "../errors.ts";
 import type { CommandContext } from "./context.ts";
 
 const QUEUE_HELP_AFTER = `
-URL is the crawl's Redis: redis://[:password@]host:port/db or redis+unix:///path.sock?db=0&pass=...
+URL is the crawl's Redis: redis://[:password@]host:port/db, rediss:// for TLS (?ca=FILE for a private CA,
+&cert=FILE&key=FILE for a client certificate), or redis+unix:///path.sock?db=0&pass=...
 KEY is the crawl's key: the spider's name, or its queue_key setting.
 Exit status: 0 on success, 1 when Redis cannot be reached, 2 for a bad URL, key or option.`;
 

@@ -268,7 +268,8 @@ export class Crawl {
   #leaseMore(): void {
     this.#leasing = true;
     const want = this.#freeCapacity();
-    this.#frontier.lease(want, { skipHost: this.#hostHasEnough }).then(async (leases) => {
+    const crawlDelay = (host: string) => this.#ctx.slots.crawlDelay(host);
+    this.#frontier.lease(want, { skipHost: this.#hostHasEnough, crawlDelay }).then(async (leases) => {
       this.#queueDrained = leases.length < want;
       for (const lease of leases) await this.#accept(lease);
     }).catch((error) => this.#fail(error)).finally(() => {

@@ -88,6 +88,11 @@ export class Slots {
     slot.delay = Math.max(slot.delay, slot.floor);
   }
 
+  /** robots.txt's Crawl-delay for a host as far as it is known, in seconds (0: none). */
+  crawlDelay(host: string): number {
+    return this.#slots.get(host)?.floor ?? 0;
+  }
+
   /** The current delay for a host, in seconds. */
   delay(host: string): number {
     return this.#slot(host).delay;

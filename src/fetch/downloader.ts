@@ -9,12 +9,13 @@
  */
 import { CookieJar } from "tough-cookie";
 import { FetchError } from "../errors.ts";
-import { type HttpClient, runtime } from "../runtime/mod.ts";
+import type { HttpClient } from "../runtime/mod.ts";
 import type { SettingValues } from "../settings/table.ts";
 import type { Request } from "../spider/request.ts";
 import type { Logger } from "../spider/types.ts";
 import { ACCEPT_ENCODING, checkContentLength, decodeBody, readLimitedBody } from "./body.ts";
 import { basicAuthorization, credentialsFor } from "./credentials.ts";
+import { ClientPool } from "./client_pool.ts";
 import { ProxyRotation } from "./proxy_rotation.ts";
 import type { FetchedResponse } from "./response.ts";
 
@@ -73,8 +74,8 @@ export class Downloader {
   readonly #log: Logger;
   readonly #jar: CookieJar | undefined;
   readonly #rotation: ProxyRotation;
-  /** One client (connection pool) per proxy, "" for direct; created on first use. */
-  readonly #clients = new Map<string, HttpClient>();
+  /** One client (connection pool) per proxy, created on first use, the least recently used idle ones closed. */
+  readonly #clients = new ClientPool();
   readonly #proxyUsed = new WeakMap<FetchedResponse, string>();
   #closed = false;
 
@@ -141,8 +142,9 @@ export class Downloader {
     const onAbort = () => controller.abort();
     signal?.addEventListener("abort", onAbort, { once: true });
     const started = performance.now();
+    const client = this.#clients.acquire(proxy);
     try {
-      const response = await this.#exchange(request, this.#client(proxy), controller.signal, limit, options);
+      const response = await this.#exchange(request, client.client, controller.signal, limit, options);
       response.latency = (performance.now() - started) / 1000;
       if (proxy) this.#proxyUsed.set(response, proxy);
       return response;
@@ -159,24 +161,19 @@ export class Downloader {
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
+      client.release();
     }
+  }
+
+  /** How many HTTP clients (one per proxy in recent use, and direct) are open. */
+  get openClients(): number {
+    return this.#clients.size;
   }
 
   /** Closes every HTTP client; fetches after this fail with FetchError `closed`. */
   close(): void {
     this.#closed = true;
-    for (const client of this.#clients.values()) client.close();
-    this.#clients.clear();
-  }
-
-  #client(proxy: string | undefined): HttpClient {
-    const key = proxy ?? "";
-    let client = this.#clients.get(key);
-    if (!client) {
-      client = runtime.httpClient(proxy ? { proxy } : {});
-      this.#clients.set(key, client);
-    }
-    return client;
+    this.#clients.close();
   }
 
   /** Sends the request and each redirect hop, and reads the final body. Errors are classified by the caller. */

@@ -17,7 +17,8 @@ import type { StatsRecord } from "../engine/stats.ts";
 import type { Request } from "../spider/request.ts";
 import type { Spider } from "../spider/spider.ts";
 import type { Logger } from "../spider/types.ts";
-import { decodeRequest, encodeRequest } from "./codec.ts";
+import { BadEntryLog } from "./bad_entries.ts";
+import { decodeRequest, DEFAULT_ENTRY_LIMITS, encodeRequest, type EntryLimits } from "./codec.ts";
 import { fingerprint } from "./fingerprint.ts";
 import type { Frontier, FrontierStats, FrontierStatus, Lease, LeaseOptions } from "./frontier.ts";
 
@@ -49,6 +50,8 @@ export interface CheckpointOptions {
   dir: string;
   spider: Spider;
   log: Logger;
+  /** Bounds on a stored request, written or read (the queue_entry_max_* settings; their defaults when absent). */
+  limits?: EntryLimits;
 }
 
 export class CheckpointFrontier implements Frontier {
@@ -59,12 +62,17 @@ export class CheckpointFrontier implements Frontier {
   #pushed = 0;
   #leased = 0;
   #unqueueable = 0;
+  readonly #limits: EntryLimits;
+  /** Rows that are not requests within the limits (a file edited by hand, or written with larger limits). */
+  readonly #badEntries: BadEntryLog;
   #closed = false;
 
   private constructor(db: DatabaseSync, options: CheckpointOptions) {
     this.#db = db;
     this.#spider = options.spider;
     this.#log = options.log;
+    this.#limits = options.limits ?? DEFAULT_ENTRY_LIMITS;
+    this.#badEntries = new BadEntryLog(options.log, "the checkpoint");
     db.exec(SCHEMA);
     this.#statements = {
       markSeen: db.prepare("INSERT OR IGNORE INTO seen (fp) VALUES (?)"),
@@ -138,7 +146,7 @@ export class CheckpointFrontier implements Frontier {
     for (const request of requests) {
       let json: string;
       try {
-        json = encodeRequest(this.#spider, request);
+        json = encodeRequest(this.#spider, request, this.#limits);
       } catch (error) {
         if (!(error instanceof TypeError)) throw error;
         this.#unqueueable++;
@@ -171,9 +179,17 @@ export class CheckpointFrontier implements Frontier {
         if (out.length >= max) break;
         if (skipHost?.(row.host)) continue;
         this.#statements.dequeue.run(row.seq);
+        let request: Request;
+        try {
+          request = decodeRequest(this.#spider, row.json, this.#limits);
+        } catch (error) {
+          // Written by this store from a request the codec accepted, unless the file was written some other way.
+          if (!(error instanceof TypeError)) throw error;
+          this.#badEntries.report(`${error.message}: ${String(row.json).slice(0, 120)}`);
+          continue;
+        }
         const id = Number(this.#statements.hold.run(row.seq, row.priority, row.host, row.json).lastInsertRowid);
-        // Written by this store from a request the codec accepted: it decodes.
-        out.push({ id: String(id), request: decodeRequest(this.#spider, row.json) });
+        out.push({ id: String(id), request });
       }
       this.#leased += out.length;
       this.#statements.setMeta.run("leased", String(this.#leased));
@@ -223,6 +239,7 @@ export class CheckpointFrontier implements Frontier {
   /** pushed and leased, over every run of the checkpoint; `dropped.unqueueable` once any were. */
   stats(): FrontierStats {
     const stats: FrontierStats = { pushed: this.#pushed, leased: this.#leased };
+    if (this.#badEntries.total > 0) stats.queue_bad = this.#badEntries.total;
     if (this.#unqueueable > 0) stats["dropped.unqueueable"] = this.#unqueueable;
     return stats;
   }
@@ -239,6 +256,7 @@ export class CheckpointFrontier implements Frontier {
   }
 
   close(): Promise<void> {
+    this.#badEntries.summarise();
     if (!this.#closed) this.#db.close();
     this.#closed = true;
     return Promise.resolve();

@@ -8,12 +8,77 @@ import { Request, type RequestInit, type Step } from "../spider/request.ts";
 import type { Spider } from "../spider/spider.ts";
 import { callbackName, resolveCallback } from "../spider/callbacks.ts";
 import { calledMethod, parseStep } from "../spider/steps.ts";
+import { findSetting } from "../settings/table.ts";
 
 /** The codec's format version, written as "v". */
 export const CODEC_VERSION = 1;
 
 /** How deep meta, cbKwargs and steps may nest (deeper is treated as a cycle or garbage). */
 const MAX_DEPTH = 64;
+
+/**
+ * Bounds on what one stored request may hold, for the stores whose entries outlive the process that wrote them
+ * (the shared queue and the checkpoint): an entry over any of them is refused when written (the request is
+ * unqueueable) and when read (the entry is bad), before it can cost more memory than its own size.
+ */
+export interface EntryLimits {
+  /** The encoded entry's size in UTF-8 bytes, at most. */
+  maxBytes: number;
+  /** How deep its JSON may nest, at most (the request itself is depth 1, its meta's values 2). */
+  maxDepth: number;
+  /** How many headers it may have, at most. */
+  maxHeaders: number;
+}
+
+/** The defaults of the queue_entry_max_* settings, from the settings table. */
+export const DEFAULT_ENTRY_LIMITS: EntryLimits = {
+  maxBytes: findSetting("queueEntryMaxBytes")!.default as number,
+  maxDepth: findSetting("queueEntryMaxDepth")!.default as number,
+  maxHeaders: findSetting("queueEntryMaxHeaders")!.default as number,
+};
+
+/** The size of a string in UTF-8 bytes, without encoding it. */
+function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0x80) bytes += code >= 0x800 && (code < 0xd800 || code > 0xdfff) ? 2 : 1;
+  }
+  return bytes;
+}
+
+/** Whether a text's size in UTF-8 bytes is over `max` (most texts are told by their length alone). */
+function overBytes(text: string, max: number): boolean {
+  if (text.length > max) return true;
+  return text.length * 3 > max && utf8Length(text) > max;
+}
+
+/**
+ * How deep a JSON text nests, found by counting brackets outside strings, stopping once past `max`: JSON.parse of
+ * a text a million brackets deep takes hundreds of megabytes before it could be refused.
+ */
+function nestsDeeper(json: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < json.length; i++) {
+    const code = json.charCodeAt(i);
+    if (inString) {
+      if (code === 0x5c) i++; // a backslash: the next character is escaped
+      else if (code === 0x22) inString = false;
+    } else if (code === 0x22) inString = true;
+    else if (code === 0x7b || code === 0x5b) {
+      if (++depth > max) return true;
+    } else if (code === 0x7d || code === 0x5d) depth--;
+  }
+  return false;
+}
+
+/** Throws TypeError when an encoded request is over `limits` (for writing: the request cannot be queued). */
+function checkEncoded(json: string, headers: number, limits: EntryLimits): void {
+  if (headers > limits.maxHeaders) throw new TypeError(`it has ${headers} headers, over ${limits.maxHeaders}`);
+  if (overBytes(json, limits.maxBytes)) throw new TypeError(`it takes more than ${limits.maxBytes} bytes encoded`);
+  if (nestsDeeper(json, limits.maxDepth)) throw new TypeError(`it nests deeper than ${limits.maxDepth}`);
+}
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
@@ -59,9 +124,14 @@ function queueableName(spider: Spider | undefined, ref: Request["callback"]): st
   return name;
 }
 
-/** A request as one line of JSON. Throws TypeError when its callback is not a spider method or its meta is not JSON. */
-export function encodeRequest(spider: Spider, request: Request): string {
-  return encode(spider, request);
+/**
+ * A request as one line of JSON. Throws TypeError when its callback is not a spider method, its meta is not JSON,
+ * or (given `limits`) it is over them.
+ */
+export function encodeRequest(spider: Spider, request: Request, limits?: EntryLimits): string {
+  const json = encode(spider, request);
+  if (limits) checkEncoded(json, Object.keys(request.headers).length, limits);
+  return json;
 }
 
 function encode(spider: Spider | undefined, request: Request): string {
@@ -150,8 +220,9 @@ function optional<T>(
 const isString = (v: unknown) => typeof v === "string";
 const isBoolean = (v: unknown) => typeof v === "boolean";
 
-function checkHeaders(value: unknown): boolean {
+function checkHeaders(value: unknown, maxHeaders = Infinity): boolean {
   if (!isPlainObject(value)) return false;
+  if (Object.keys(value).length > maxHeaders) return false;
   for (const [name, header] of Object.entries(value)) {
     if (!TOKEN.test(name) || typeof header !== "string" || /[\r\n\0]/.test(header)) return false;
   }
@@ -192,9 +263,14 @@ function checkStepList(spider: Spider, steps: Step[]): void {
   });
 }
 
-/** A request from its JSON. Throws TypeError ("bad queued request: ...") on anything that is not a valid request. */
-export function decodeRequest(spider: Spider, json: string): Request {
+/**
+ * A request from its JSON. Throws TypeError ("bad queued request: ...") on anything that is not a valid request, or
+ * (given `limits`) is over them; the size and depth are checked before the JSON is parsed.
+ */
+export function decodeRequest(spider: Spider, json: string, limits?: EntryLimits): Request {
   if (typeof json !== "string") bad("not a string");
+  if (limits && overBytes(json, limits.maxBytes)) bad(`more than ${limits.maxBytes} bytes`);
+  if (limits && nestsDeeper(json, limits.maxDepth)) bad(`nests deeper than ${limits.maxDepth}`);
   let data: unknown;
   try {
     data = JSON.parse(json);
@@ -206,12 +282,21 @@ export function decodeRequest(spider: Spider, json: string): Request {
   for (const key of Object.keys(data)) if (!FIELDS.has(key)) bad(`unknown field ${JSON.stringify(key.slice(0, 40))}`);
 
   if (typeof data.url !== "string") bad("url must be a string");
+  // Redis hands entries over as UTF-8; bytes that are not UTF-8 arrive as U+FFFD, which no URL Netweir writes holds
+  // (it writes URLs percent-encoded). Fetching the mangled URL would be fetching something nobody asked for.
+  if (data.url.includes("\uFFFD")) bad("url is not valid UTF-8");
   const url = URL.parse(data.url);
   if (url === null || (url.protocol !== "http:" && url.protocol !== "https:")) bad("url must be an http(s) URL");
 
   const init: RequestInit = { url: url.href };
   init.method = optional<string>(data, "method", (v) => isString(v) && TOKEN.test(v as string), "an HTTP method");
-  init.headers = optional(data, "headers", checkHeaders, "an object of header strings");
+  const maxHeaders = limits?.maxHeaders ?? Infinity;
+  init.headers = optional(
+    data,
+    "headers",
+    (value) => checkHeaders(value, maxHeaders),
+    maxHeaders === Infinity ? "an object of header strings" : `an object of at most ${maxHeaders} header strings`,
+  );
   init.body = optional(data, "body", isString, "a string");
   init.callback = checkCallbackName(spider, data, "callback");
   init.errback = checkCallbackName(spider, data, "errback");

@@ -19,6 +19,11 @@ export interface Lease {
 export interface LeaseOptions {
   /** Hosts whose requests the crawl cannot start soon: they may be left for a later lease. */
   skipHost?: (host: string) => boolean;
+  /**
+   * robots.txt's Crawl-delay for a host in seconds, as this process has found it (0: none, or not fetched yet). A
+   * store that keeps politeness for the whole crawl (politeness_scope=crawl) shares it with the other processes.
+   */
+  crawlDelay?: (host: string) => number;
 }
 
 /** What a store knows about the crawl, as `netweir queue status` shows it. */

@@ -8,6 +8,7 @@ import { UsageError } from "../errors.ts";
 import type { SettingValues } from "../settings/table.ts";
 import { type Spider, spiderName } from "../spider/spider.ts";
 import type { Logger } from "../spider/types.ts";
+import type { EntryLimits } from "./codec.ts";
 import type { Frontier } from "./frontier.ts";
 import { RedisFrontier } from "./redis_frontier.ts";
 
@@ -25,6 +26,15 @@ export function refuseCloudOutputWithQueue(outputs: readonly string[], queue: st
   }
 }
 
+/** The bounds on a stored request, from the queue_entry_max_* settings. */
+export function entryLimits(settings: SettingValues): EntryLimits {
+  return {
+    maxBytes: settings.queueEntryMaxBytes,
+    maxDepth: settings.queueEntryMaxDepth,
+    maxHeaders: settings.queueEntryMaxHeaders,
+  };
+}
+
 /**
  * Opens the shared queue when `settings.queue` names one (QueueError when it cannot be used), or the checkpoint
  * when `settings.checkpoint` names a directory; else undefined (the crawl keeps its queue in memory).
@@ -37,7 +47,7 @@ export async function openFrontier(
   if (settings.checkpoint !== null) {
     // Loaded only here: a crawl without a checkpoint never loads SQLite.
     const { CheckpointFrontier } = await import("./checkpoint.ts");
-    return await CheckpointFrontier.open({ dir: settings.checkpoint, spider, log });
+    return await CheckpointFrontier.open({ dir: settings.checkpoint, spider, log, limits: entryLimits(settings) });
   }
   if (settings.queue === null) return undefined;
   return await RedisFrontier.open({
@@ -48,5 +58,9 @@ export async function openFrontier(
     leaseSeconds: settings.queueLease,
     idleSeconds: settings.queueIdle,
     windows: platform() === "win32",
+    limits: entryLimits(settings),
+    politeness: settings.politenessScope === "crawl"
+      ? { perDomain: settings.perDomain, minDelay: settings.minDelay }
+      : undefined,
   });
 }

@@ -11,14 +11,13 @@
  */
 import { platform } from "node:os";
 import { QueueError } from "../errors.ts";
-import { maskUrl } from "../log.ts";
 import { encodeStartUrl } from "./codec.ts";
 import { fingerprint } from "./fingerprint.ts";
 import type { FrontierStatus } from "./frontier.ts";
 import { describe, RedisConnection, type ScriptArg } from "./redis_client.ts";
-import { keyPrefix } from "./redis_frontier.ts";
+import { keyPrefix, startLine } from "./redis_frontier.ts";
 import type { ScriptName } from "./redis_scripts.ts";
-import { checkQueueKey, parseRedisUrl, type RedisTarget } from "./redis_url.ts";
+import { checkQueueKey, maskQueueUrl, parseRedisUrl, type RedisTarget } from "./redis_url.ts";
 
 /** URLs sent to Redis in one round trip, and the most a push holds in memory at once. */
 export const PUSH_BATCH = 1000;
@@ -33,6 +32,8 @@ const DEFAULT_TIMEOUT_SECONDS = 20;
 export interface QueueOptions {
   /** Seconds to wait for any one answer from Redis, connecting included (default 20). */
   timeoutSeconds?: number;
+  /** Seconds a pushed URL may wait for its batch to fill before it is sent anyway (default 1). */
+  flushSeconds?: number;
 }
 
 /** How URLs go in. */
@@ -66,12 +67,6 @@ export function escapeGlob(text: string): string {
 }
 
 /**
- * What follows `netweir:KEY:` in the keys of crawl KEY (see redis_scripts.ts). Checked on every key SCAN finds,
- * so clearing crawl `a` leaves crawl `a:b`'s keys (`netweir:a:b:prios`, ...) alone.
- */
-const OWN_KEY = /^(?:prios|procs|meta|q:[^:]+|bad:[^:]+|seen:\d+:[0-9a-f]+|held:.+)$/;
-
-/**
  * One crawl's shared queue, seen from outside the crawl. The URL and key are checked at once (TypeError); the
  * connection is made on first use, and a Redis that cannot be reached or fails is a QueueError, password masked.
  */
@@ -80,6 +75,7 @@ export class Queue {
   readonly #target: RedisTarget;
   readonly #prefix: string;
   readonly #timeoutMs: number;
+  readonly #flushMs: number;
   #connecting: Promise<RedisConnection> | undefined;
   #closed = false;
 
@@ -94,6 +90,11 @@ export class Queue {
       throw new RangeError(`queue timeout must be a number of seconds > 0, not ${timeout}`);
     }
     this.#timeoutMs = Math.ceil(timeout * 1000);
+    const flush = options.flushSeconds ?? 1;
+    if (!(typeof flush === "number" && flush >= 0 && Number.isFinite(flush))) {
+      throw new RangeError(`queue flush must be a number of seconds >= 0, not ${flush}`);
+    }
+    this.#flushMs = flush * 1000;
   }
 
   #connection(): Promise<RedisConnection> {
@@ -113,7 +114,7 @@ export class Queue {
       return await body(connection);
     } catch (error) {
       if (error instanceof QueueError) throw error;
-      throw new QueueError(`the queue at ${maskUrl(this.#url)} failed: ${describe(error)}`, { cause: error });
+      throw new QueueError(`the queue at ${maskQueueUrl(this.#url)} failed: ${describe(error)}`, { cause: error });
     }
   }
 
@@ -142,6 +143,7 @@ export class Queue {
     let count = 0;
     let position = 0;
     const send = async () => {
+      clearTimeout(timer);
       // The batch's bytes go to Redis uncopied: the buffer is reused only once Redis has answered.
       const added = Number(await this.#script("nwPush", [batch.bytes()]));
       result.pushed += added;
@@ -149,22 +151,44 @@ export class Queue {
       batch.clear();
       count = 0;
     };
+    // URLs that trickle in (`tail -f log | netweir queue push ... -`) are sent once they have waited this long,
+    // rather than when a thousand have come. The timer's send runs while the loop awaits the next URL; the loop
+    // waits for it before it touches the batch again.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let sending: Promise<void> | undefined;
+    const sendLater = () => {
+      timer = setTimeout(() => {
+        sending = send().finally(() => sending = undefined);
+        // Its failure is the loop's to report, when it next awaits the send.
+        sending.catch(() => {});
+      }, this.#flushMs);
+    };
     const priority = options.priority ?? 0;
     const dontFilter = options.dontFilter ?? false;
-    for await (const url of urls) {
-      position++;
-      let href: string;
-      try {
-        href = checkHttpUrl(url).href;
-      } catch (error) {
-        throw new TypeError(`URL ${position}: ${(error as Error).message}`);
+    try {
+      for await (const url of urls) {
+        if (sending) await sending;
+        position++;
+        let parsed: URL;
+        try {
+          parsed = checkHttpUrl(url);
+        } catch (error) {
+          throw new TypeError(`URL ${position}: ${(error as Error).message}`);
+        }
+        const href = parsed.href;
+        // The same line pushLine() writes for the same start request, without a Request object for every URL.
+        const fingerprintHex = fingerprint({ method: "GET", url: href }).slice(0, 32);
+        batch.add(
+          startLine(fingerprintHex, priority, dontFilter, parsed.hostname, encodeStartUrl(href, priority, dontFilter)),
+        );
+        if (++count === 1) sendLater();
+        if (count === PUSH_BATCH) await send();
       }
-      // The same line pushLine() writes for the same start request, without a Request object for every URL.
-      const fingerprintHex = fingerprint({ method: "GET", url: href }).slice(0, 32);
-      batch.add(`${fingerprintHex} ${priority} ${dontFilter ? 1 : 0} ${encodeStartUrl(href, priority, dontFilter)}`);
-      if (++count === PUSH_BATCH) await send();
+      if (sending) await sending;
+      if (count > 0) await send();
+    } finally {
+      clearTimeout(timer);
     }
-    if (count > 0) await send();
     return result;
   }
 
@@ -176,11 +200,11 @@ export class Queue {
 
   /**
    * Deletes every key of the crawl (its queue, duplicate filter, held requests and processes), so the next crawl
-   * under this key starts from nothing. Returns how many keys were deleted. Other crawls' keys are left alone.
+   * under this key starts from nothing. Returns how many keys were deleted. Other crawls' keys are left alone: no
+   * crawl's prefix is the start of another's (see keyPrefix).
    */
   clear(): Promise<number> {
     const pattern = `${escapeGlob(this.#prefix)}:*`;
-    const own = (key: string) => OWN_KEY.test(key.slice(this.#prefix.length + 1));
     return this.#use(async (connection) => {
       const redis = connection.client;
       let deleted = 0;
@@ -188,10 +212,9 @@ export class Queue {
       do {
         const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", CLEAR_BATCH);
         cursor = next;
-        const mine = keys.filter(own);
         // COUNT is only a hint to SCAN, so the DELs are cut to size here.
-        for (let i = 0; i < mine.length; i += CLEAR_BATCH) {
-          deleted += await redis.del(...mine.slice(i, i + CLEAR_BATCH));
+        for (let i = 0; i < keys.length; i += CLEAR_BATCH) {
+          deleted += await redis.del(...keys.slice(i, i + CLEAR_BATCH));
         }
       } while (cursor !== "0");
       return deleted;

@@ -7,8 +7,8 @@
 import { Buffer } from "node:buffer";
 import type { Redis } from "ioredis";
 import { QueueError } from "../errors.ts";
-import { maskSecrets, maskUrl } from "../log.ts";
-import type { RedisTarget } from "./redis_url.ts";
+import { maskSecrets } from "../log.ts";
+import { maskQueueUrl, type RedisTarget } from "./redis_url.ts";
 import { type ScriptName, SCRIPTS } from "./redis_scripts.ts";
 
 /** A script argument: text, a number, or raw bytes (fingerprints). */
@@ -40,7 +40,9 @@ export class RedisConnection {
   ): Promise<RedisConnection> {
     // Loaded on first use: a crawl without a shared queue never pays for the Redis client at start-up.
     const { Redis } = await import("ioredis");
+    const tls = target.tls ? await tlsOptions(target, maskQueueUrl(url)) : undefined;
     const redis = new Redis({
+      ...(tls ? { tls } : {}),
       host: target.host,
       port: target.port,
       path: target.path,
@@ -62,11 +64,13 @@ export class RedisConnection {
     let lastError: unknown;
     redis.on("error", (error) => lastError = error);
     for (const [name, lua] of Object.entries(SCRIPTS)) redis.defineCommand(name, { numberOfKeys: 0, lua });
-    const connection = new RedisConnection(redis, maskUrl(url));
+    const connection = new RedisConnection(redis, maskQueueUrl(url));
     quietUnneededPassword(redis, () => warn(`${connection.#label} needs no password; the one given is not used`));
+    keepStreamErrorsHandled(redis);
     try {
       await redis.connect();
       await connection.#checkServer();
+      await connection.#checkDatabase(target.db);
     } catch (error) {
       redis.disconnect();
       if (error instanceof QueueError) throw error;
@@ -86,6 +90,22 @@ export class RedisConnection {
     const [major, minor] = [Number(version[1]), Number(version[2])];
     if (major < MIN_VERSION[0] || (major === MIN_VERSION[0] && minor < MIN_VERSION[1])) {
       throw new QueueError(`${this.#label} runs Redis ${major}.${minor}; the queue needs 6.2 or later`);
+    }
+  }
+
+  /**
+   * Selects the database again and waits for the answer. ioredis selects it on connecting, but a database that does
+   * not exist only gets an `error` event there, and the client carries on in database 0: every key would then be
+   * read and written in the wrong database. Asked here, before the queue touches any key, the refusal is an error.
+   */
+  async #checkDatabase(db: number): Promise<void> {
+    try {
+      await this.#redis.select(db);
+    } catch (error) {
+      if (!/DB index is out of range|invalid DB index/i.test((error as Error)?.message ?? "")) throw error;
+      throw new QueueError(`database ${db} does not exist on ${this.#label} (see the server's "databases" setting)`, {
+        cause: error,
+      });
     }
   }
 
@@ -112,6 +132,53 @@ export class RedisConnection {
   close(): void {
     this.#redis.disconnect();
   }
+}
+
+/**
+ * The TLS options of a rediss:// connection: the server's certificate checked against the CA file given, or the
+ * system's CAs, and its name against the host (the TLS library's default, never turned off); a client certificate
+ * when one is given. A file that cannot be read is a QueueError naming it.
+ */
+async function tlsOptions(target: RedisTarget, label: string): Promise<Record<string, unknown>> {
+  const { readFile } = await import("node:fs/promises");
+  const read = async (what: string, path: string | undefined) => {
+    if (path === undefined) return undefined;
+    try {
+      return await readFile(path, "utf8");
+    } catch (error) {
+      throw new QueueError(`cannot read the ${what} file ${path} of ${label}: ${(error as Error).message}`);
+    }
+  };
+  const [ca, cert, key] = [
+    await read("ca", target.tls?.ca),
+    await read("cert", target.tls?.cert),
+    await read("key", target.tls?.key),
+  ];
+  return {
+    rejectUnauthorized: true,
+    // SNI takes a host name, never an address; the certificate is still checked against an address.
+    ...(target.host && !/^[\d.]+$|:/.test(target.host) ? { servername: target.host } : {}),
+    ...(ca ? { ca } : {}),
+    ...(cert ? { cert } : {}),
+    ...(key ? { key } : {}),
+  };
+}
+
+/**
+ * ioredis listens for a socket's first `error` only (`once`). A socket that fails twice (a TLS server closing on a
+ * client without a certificate gives a reset and then EPIPE on the write in flight) would throw the second one as an
+ * uncaught error and end the process. A listener of our own on every socket the client opens keeps later errors
+ * handled; the first still reaches ioredis, which reports and reconnects as usual.
+ */
+function keepStreamErrorsHandled(redis: Redis): void {
+  const connector =
+    (redis as unknown as { connector: { connect: (...args: unknown[]) => Promise<unknown> } }).connector;
+  const connect = connector.connect.bind(connector);
+  connector.connect = async (...args: unknown[]) => {
+    const stream = await connect(...args) as { on(event: string, listener: () => void): void };
+    stream.on("error", () => {});
+    return stream;
+  };
 }
 
 /**
@@ -147,13 +214,18 @@ export function mayPass(error: unknown): boolean {
   for (let e: unknown = error; e instanceof Error && messages.length < 5; e = e.cause) messages.push(e.message);
   const text = messages.join(" ");
   if (/WRONGPASS|NOAUTH|NOPERM|invalid password|invalid username|DB index is out of range/i.test(text)) return false;
+  // A certificate that does not check out will not start to by itself.
+  if (/certificate|self[- ]signed|altnames|ERR_TLS|UNABLE_TO_VERIFY|wrong version number/i.test(text)) return false;
   return /^cannot reach the queue/.test(messages[0] ?? "");
 }
 
 /** One line for an error from the client, in words a user reads (not ioredis's option names). */
 export function describe(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  if (/Stream isn't writeable|Connection is closed/i.test(message)) return "not connected to Redis";
+  // ioredis's words for a command it dropped because the connection was down (its maxRetriesPerRequest option).
+  if (/Stream isn't writeable|Connection is closed|max retries per request|maxRetriesPerRequest/i.test(message)) {
+    return "not connected to Redis";
+  }
   if (/^Command timed out/i.test(message)) return "Redis did not answer in time";
   return maskSecrets(message.split("\n")[0]);
 }

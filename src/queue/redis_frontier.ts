@@ -13,9 +13,11 @@ import { QueueError } from "../errors.ts";
 import type { Request } from "../spider/request.ts";
 import type { Spider } from "../spider/spider.ts";
 import type { Logger } from "../spider/types.ts";
-import { decodeRequest, encodeRequest } from "./codec.ts";
+import { BadEntryLog } from "./bad_entries.ts";
+import { decodeRequest, DEFAULT_ENTRY_LIMITS, encodeRequest, type EntryLimits } from "./codec.ts";
 import { fingerprint } from "./fingerprint.ts";
-import type { Frontier, FrontierStats, FrontierStatus, Lease } from "./frontier.ts";
+import { RecentFingerprints } from "./recent_fingerprints.ts";
+import type { Frontier, FrontierStats, FrontierStatus, Lease, LeaseOptions } from "./frontier.ts";
 import { describe, mayPass, RedisConnection, type ScriptArg } from "./redis_client.ts";
 import type { ScriptName } from "./redis_scripts.ts";
 import { parseRedisUrl } from "./redis_url.ts";
@@ -32,19 +34,41 @@ export interface RedisFrontierOptions {
   idleSeconds: number | null;
   /** Whether this is Windows (no unix sockets there). */
   windows?: boolean;
-}
-
-/** The prefix of every key of a crawl. */
-export function keyPrefix(key: string): string {
-  return `netweir:${key}`;
+  /** Bounds on an entry, read or written (the queue_entry_max_* settings; their defaults when absent). */
+  limits?: EntryLimits;
+  /**
+   * With politeness_scope=crawl: per_domain and min_delay (seconds) held for the whole crawl, through Redis. Absent:
+   * each process keeps them on its own.
+   */
+  politeness?: { perDomain: number; minDelay: number };
 }
 
 /**
- * One request's line of a push payload: "FINGERPRINT PRIORITY DONT_FILTER ENCODED", the fingerprint as the
- * 32 hex digits the filter keeps (its first 16 bytes). The encoded JSON never holds a raw newline.
+ * The prefix of every key of a crawl: `netweir:{KEY}`, a "}" in the key written twice. The braces make the prefix
+ * of one crawl never the start of another's (`netweir:{pk}:` is not how `netweir:{pk:q}:` starts), so clearing
+ * crawl `pk` cannot reach the keys of crawls named `pk:held` or `pk:q`.
  */
-export function pushLine(request: Request, encoded: string): string {
-  return `${fingerprint(request).slice(0, 32)} ${request.priority} ${request.dontFilter ? 1 : 0} ${encoded}`;
+export function keyPrefix(key: string): string {
+  return `netweir:{${key.replaceAll("}", "}}")}}`;
+}
+
+/**
+ * One request's line of a push payload: "FINGERPRINT PRIORITY DONT_FILTER HOST ENCODED", the fingerprint as the
+ * 32 hex digits the filter keeps (its first 16 bytes), the host as Request.host has it (the queue keeps a list per
+ * host). Neither the host nor the encoded JSON ever holds a space or a raw newline before the JSON starts.
+ */
+export function pushLine(request: Request, encoded: string, fp = filterFingerprint(request)): string {
+  return startLine(fp, request.priority, request.dontFilter, request.host, encoded);
+}
+
+/** What the duplicate filter keeps of a request's fingerprint: its first 32 hex digits (16 bytes). */
+export function filterFingerprint(request: Request): string {
+  return fingerprint(request).slice(0, 32);
+}
+
+/** A push payload's line from its parts (`netweir queue push` builds them without a Request). */
+export function startLine(fp: string, priority: number, dontFilter: boolean, host: string, encoded: string): string {
+  return `${fp} ${priority} ${dontFilter ? 1 : 0} ${host} ${encoded}`;
 }
 
 /** Pages finished in one FINISH call, at most. */
@@ -60,9 +84,14 @@ interface PendingFinish {
 /** A lease waiting to go with the next FINISH call; it gets the raw `take` part of the answer. */
 interface PendingLease {
   max: number;
+  skip: string[];
+  delays: string[];
   resolve: (reply: unknown[]) => void;
   reject: (error: unknown) => void;
 }
+
+/** A FINISH pair that releases a lease and queues nothing. */
+const releasePair = (id: string) => [id, ""];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -73,9 +102,22 @@ export class RedisFrontier implements Frontier {
   /** This process's id in the queue: host, pid-ish random, so two processes never share one. */
   readonly #pid: string;
   readonly #leaseMs: number;
-  /** Lease ids this process holds, to spot any the server holds for it that it never heard of. */
-  readonly #held = new Set<string>();
-  readonly #stats = { pushed: 0, leased: 0, leases_reclaimed: 0, queue_bad: 0 };
+  /**
+   * Lease ids this process holds, to spot any the server holds for it that it never heard of, with the host of
+   * each (empty until the entry is decoded, and for entries being released as bad).
+   */
+  readonly #held = new Map<string, string>();
+  /** How many requests this process holds per host: the hosts a lease may be asked to pass over. */
+  readonly #heldHosts = new Map<string, number>();
+  /** Lease ids of entries found bad: released (never queued again) with the next call that finishes or leases. */
+  #releasing: string[] = [];
+  /** Host delays shared with the crawl (politeness_scope=crawl), so each goes once, and again only when it changes. */
+  readonly #sharedDelays = new Map<string, number>();
+  readonly #limits: EntryLimits;
+  readonly #badEntries: BadEntryLog;
+  /** Requests this process pushed or leased: the filter has them, so a link to one again is not sent to Redis. */
+  readonly #known = new RecentFingerprints();
+  readonly #stats = { pushed: 0, leased: 0, leases_reclaimed: 0 };
   #droppedUnqueueable = 0;
   /** Pages waiting to be finished while a FINISH call is on its way. */
   readonly #finishing: PendingFinish[] = [];
@@ -98,6 +140,8 @@ export class RedisFrontier implements Frontier {
     this.#prefix = keyPrefix(options.key);
     this.#leaseMs = options.leaseSeconds * 1000;
     this.#pid = `${hostname()}:${randomBytes(6).toString("hex")}`;
+    this.#limits = options.limits ?? DEFAULT_ENTRY_LIMITS;
+    this.#badEntries = new BadEntryLog(options.log, "the queue");
   }
 
   /**
@@ -185,10 +229,17 @@ export class RedisFrontier implements Frontier {
   }
 
   async #heartbeat(joining = false): Promise<void> {
-    const reclaimed = Number(
-      await this.#connection.script("nwHeartbeat", [this.#prefix, this.#pid, this.#leaseMs, joining ? 1 : 0]),
-    );
+    const [reclaimed, bad] = (
+      await this.#connection.script("nwHeartbeat", [
+        this.#prefix,
+        this.#pid,
+        this.#leaseMs,
+        joining ? 1 : 0,
+      ]) as unknown[]
+    ).map(Number);
     this.#lastHeartbeat = Date.now();
+    if (bad > 0) this.#bad(`${bad} held entries of silent processes that were not in the queue's shape`, bad);
+    this.#badEntries.summarise();
     if (reclaimed > 0) {
       this.#stats.leases_reclaimed += reclaimed;
       this.#options.log.info(`took back ${reclaimed} requests from processes silent for ${this.#leaseMs / 1000} s`);
@@ -202,7 +253,11 @@ export class RedisFrontier implements Frontier {
     if (this.#leasesInFlight > 0) return;
     const ids = await this.#connection.script("nwHeldIds", [this.#prefix, this.#pid]) as string[];
     const unknown = ids.map(String).filter((id) => !this.#held.has(id));
-    if (unknown.length > 0) await this.#connection.script("nwGiveBack", [this.#prefix, this.#pid, ...unknown]);
+    if (unknown.length > 0) {
+      const [, bad] = (await this.#connection.script("nwGiveBack", [this.#prefix, this.#pid, ...unknown]) as unknown[])
+        .map(Number);
+      if (bad > 0) this.#bad(`${bad} held entries that were not in the queue's shape`, bad);
+    }
     this.#maybeOrphans = false;
   }
 
@@ -237,8 +292,13 @@ export class RedisFrontier implements Frontier {
   #payload(requests: readonly Request[]): string {
     const lines: string[] = [];
     for (const request of requests) {
+      const fp = filterFingerprint(request);
+      if (!request.dontFilter && this.#known.has(fp)) continue;
       try {
-        lines.push(pushLine(request, encodeRequest(this.#options.spider, request)));
+        lines.push(pushLine(request, encodeRequest(this.#options.spider, request, this.#limits), fp));
+        // The call that sends it puts it in the filter, or it was there; if the call fails for good, the process
+        // stops (a queue that cannot be reached for a lease), so nothing is ever skipped that the filter lacks.
+        this.#known.add(fp);
       } catch (error) {
         if (!(error instanceof TypeError)) throw error;
         this.#droppedUnqueueable++;
@@ -250,48 +310,161 @@ export class RedisFrontier implements Frontier {
 
   async push(requests: readonly Request[]): Promise<number> {
     if (requests.length === 0) return 0;
-    const added = Number(await this.#call("nwPush", [this.#payload(requests)]));
+    const payload = this.#payload(requests);
+    if (payload === "") return 0;
+    const added = Number(await this.#call("nwPush", [payload]));
     this.#stats.pushed += added;
     return added;
   }
 
   /**
-   * Takes up to `max` requests. When pages are waiting to be finished (an earlier FINISH is on its way), the lease
-   * waits and goes with them in one call, after them: the links they yield can be handed out at once, and the
-   * process makes one round trip instead of two. Otherwise it goes at once, as a FINISH of no pages.
+   * Takes up to `max` requests, passing over the hosts `skipHost` says the crawl has enough of (among those this
+   * process holds requests for: no other host can be one). When pages are waiting to be finished (an earlier FINISH
+   * is on its way), the lease waits and goes with them in one call, after them: the links they yield can be handed
+   * out at once, and the process makes one round trip instead of two. Otherwise it goes at once, as a FINISH of no
+   * pages. Entries that are not usable requests are released as bad and the lease asks again at once: fewer than
+   * `max` means the queue had no more for this process, never that it held junk.
    */
-  async lease(max: number): Promise<Lease[]> {
-    let reply: unknown[];
+  async lease(max: number, options: LeaseOptions = {}): Promise<Lease[]> {
+    const leases: Lease[] = [];
     this.#leasesInFlight++;
     try {
-      if (this.#finishing.length > 0 && this.#leaseWithFinish === undefined) {
-        reply = await new Promise<unknown[]>((resolve, reject) => this.#leaseWithFinish = { max, resolve, reject });
-      } else {
-        reply = await this.#call("nwFinish", [this.#pid, max]) as unknown[];
+      while (leases.length < max) {
+        const asked = max - leases.length;
+        const skip = this.#hostsToSkip(options.skipHost);
+        const delays = this.#delaysToShare(options.crawlDelay);
+        let reply: unknown[];
+        if (leases.length === 0 && this.#finishing.length > 0 && this.#leaseWithFinish === undefined) {
+          reply = await new Promise<unknown[]>((resolve, reject) =>
+            this.#leaseWithFinish = { max: asked, skip, delays, resolve, reject }
+          );
+        } else {
+          const releases = this.#releasing;
+          this.#releasing = [];
+          try {
+            reply = await this.#call("nwFinish", [
+              ...this.#leaseArgs(asked, skip, delays),
+              ...releases.flatMap(releasePair),
+            ])
+              .then((answer) => (answer as unknown[]).slice(releases.length));
+          } catch (error) {
+            this.#releasing.unshift(...releases);
+            throw error;
+          }
+          for (const id of releases) this.#held.delete(id);
+        }
+        const got = this.#takeReply(reply, leases);
+        if (got < asked) break;
       }
-      for (let i = 0; i + 1 < reply.length - 1; i += 2) this.#held.add(String(reply[i]));
+      if (this.#releasing.length > 0) await this.#sendReleases();
     } finally {
       this.#leasesInFlight--;
     }
-    const bad = Number(reply[reply.length - 1]);
-    if (bad > 0) this.#bad(`${bad} queue key(s) that were not lists, set aside`, bad);
-    const leases: Lease[] = [];
-    for (let i = 0; i + 1 < reply.length - 1; i += 2) {
-      const id = String(reply[i]);
-      const encoded = String(reply[i + 1]);
-      const request = this.#usable(encoded);
-      if (request) leases.push({ id, request });
-      // Gone for the whole crawl: released without queueing anything, never handed to the crawl.
-      else await this.finish({ id, request: undefined as unknown as Request }, []);
-    }
-    this.#stats.leased += leases.length;
     return leases;
+  }
+
+  /** Releases the entries found bad, now (after a lease, so that what it dropped is not held by anyone). */
+  async #sendReleases(): Promise<void> {
+    const releases = this.#releasing;
+    this.#releasing = [];
+    try {
+      await this.#call("nwFinish", [...this.#leaseArgs(0), ...releases.flatMap(releasePair)]);
+    } catch (error) {
+      this.#releasing.unshift(...releases);
+      throw error;
+    }
+    for (const id of releases) this.#held.delete(id);
+  }
+
+  /**
+   * A FINISH call's first arguments: this process, how many to lease, the entry size bound, crawl-wide per_domain and
+   * min_delay (0 and 0 when each process keeps its own), the hosts to skip, and host delays to share.
+   */
+  #leaseArgs(max: number, skip: readonly string[] = [], delays: readonly string[] = []): ScriptArg[] {
+    const polite = this.#options.politeness;
+    const perDomain = polite?.perDomain ?? 0;
+    const minDelayMs = Math.round((polite?.minDelay ?? 0) * 1000);
+    return [
+      this.#pid,
+      max,
+      this.#limits.maxBytes,
+      perDomain,
+      minDelayMs,
+      skip.length,
+      ...skip,
+      delays.length / 2,
+      ...delays,
+    ];
+  }
+
+  /**
+   * With crawl-wide politeness, the Crawl-delays (host, ms, ...) longer than min_delay that this process has found and
+   * not shared yet: only the process that fetched a host's robots.txt knows its Crawl-delay.
+   */
+  #delaysToShare(crawlDelay: LeaseOptions["crawlDelay"]): string[] {
+    const polite = this.#options.politeness;
+    if (!polite || !crawlDelay) return [];
+    const out: string[] = [];
+    for (const host of this.#heldHosts.keys()) {
+      const ms = Math.round(crawlDelay(host) * 1000);
+      if (ms <= polite.minDelay * 1000 || this.#sharedDelays.get(host) === ms) continue;
+      this.#sharedDelays.set(host, ms);
+      out.push(host, String(ms));
+    }
+    return out;
+  }
+
+  /** The hosts this process holds requests for that `skipHost` says a lease should pass over. */
+  #hostsToSkip(skipHost: LeaseOptions["skipHost"]): string[] {
+    if (!skipHost) return [];
+    return [...this.#heldHosts.keys()].filter((host) => skipHost(host));
+  }
+
+  /**
+   * Reads the `take` part of a FINISH answer (id, entry, ..., keys set aside, entries too big): usable requests go
+   * to `leases`, the rest are counted and queued for release. Returns how many entries the server took.
+   */
+  #takeReply(reply: unknown[], leases: Lease[]): number {
+    const entries = reply.length - 2;
+    for (let i = 0; i + 1 < entries; i += 2) this.#held.set(String(reply[i]), "");
+    const badKeys = Number(reply[entries]);
+    const oversized = Number(reply[entries + 1]);
+    if (badKeys > 0) this.#bad(`${badKeys} queue key(s) that were not lists of requests, set aside`, badKeys);
+    if (oversized > 0) this.#bad(`${oversized} entries over ${this.#limits.maxBytes} bytes`, oversized);
+    for (let i = 0; i + 1 < entries; i += 2) {
+      const id = String(reply[i]);
+      const request = this.#usable(String(reply[i + 1]));
+      if (request) {
+        leases.push({ id, request });
+        this.#holdHost(id, request.host);
+        this.#known.add(filterFingerprint(request));
+      } // Gone for the whole crawl: released without queueing anything, never handed to the crawl.
+      else this.#releasing.push(id);
+    }
+    // Every entry taken counts, the ones dropped as bad included: leased is what this process took from the queue.
+    this.#stats.leased += entries / 2 + oversized;
+    return entries / 2 + oversized;
+  }
+
+  #holdHost(id: string, host: string): void {
+    this.#held.set(id, host);
+    this.#heldHosts.set(host, (this.#heldHosts.get(host) ?? 0) + 1);
+  }
+
+  /** Forgets a lease id; its host is held one request less. */
+  #release(id: string): void {
+    const host = this.#held.get(id);
+    this.#held.delete(id);
+    if (!host) return;
+    const count = (this.#heldHosts.get(host) ?? 1) - 1;
+    if (count > 0) this.#heldHosts.set(host, count);
+    else this.#heldHosts.delete(host);
   }
 
   /** The request an entry holds, or undefined (counted and logged) when this process must not use it. */
   #usable(encoded: string): Request | undefined {
     try {
-      return decodeRequest(this.#options.spider, encoded);
+      return decodeRequest(this.#options.spider, encoded, this.#limits);
     } catch (error) {
       this.#bad(`${(error as Error).message}: ${encoded.slice(0, 120)}`);
       return undefined;
@@ -299,8 +472,7 @@ export class RedisFrontier implements Frontier {
   }
 
   #bad(what: string, count = 1): void {
-    this.#stats.queue_bad += count;
-    this.#options.log.warning(`dropped from the queue: ${what}`);
+    this.#badEntries.report(what, count);
   }
 
   /**
@@ -324,19 +496,26 @@ export class RedisFrontier implements Frontier {
         const batch = this.#finishing.splice(0, MAX_FINISH_BATCH);
         const lease = this.#leaseWithFinish;
         this.#leaseWithFinish = undefined;
+        const releases = this.#releasing;
+        this.#releasing = [];
         let results: unknown[];
         try {
-          const args = batch.flatMap((one) => [one.lease.id, one.payload]);
-          results = await this.#call("nwFinish", [this.#pid, lease?.max ?? 0, ...args]) as unknown[];
+          const args = [...batch.flatMap((one) => [one.lease.id, one.payload]), ...releases.flatMap(releasePair)];
+          results = await this.#call("nwFinish", [
+            ...this.#leaseArgs(lease?.max ?? 0, lease?.skip, lease?.delays),
+            ...args,
+          ]) as unknown[];
         } catch (error) {
+          this.#releasing.unshift(...releases);
           for (const one of batch) one.reject(error);
           lease?.reject(error);
           continue;
         }
-        lease?.resolve(results.slice(batch.length));
+        for (const id of releases) this.#held.delete(id);
+        lease?.resolve(results.slice(batch.length + releases.length));
         batch.forEach((one, i) => {
           const added = Number(results[i]);
-          this.#held.delete(one.lease.id);
+          this.#release(one.lease.id);
           if (added > 0) this.#stats.pushed += added;
           if (added < 0) {
             // Its lease was gone: taken back while this process was thought dead (whoever fetches the page again
@@ -355,8 +534,10 @@ export class RedisFrontier implements Frontier {
 
   async giveBack(leases: readonly Lease[]): Promise<void> {
     if (leases.length === 0) return;
-    await this.#call("nwGiveBack", [this.#pid, ...leases.map((lease) => lease.id)]);
-    for (const lease of leases) this.#held.delete(lease.id);
+    const [, bad] = (await this.#call("nwGiveBack", [this.#pid, ...leases.map((lease) => lease.id)]) as unknown[])
+      .map(Number);
+    for (const lease of leases) this.#release(lease.id);
+    if (bad > 0) this.#bad(`${bad} held entries that were not in the queue's shape`, bad);
   }
 
   async ended(): Promise<boolean> {
@@ -372,7 +553,7 @@ export class RedisFrontier implements Frontier {
 
   /** pushed, leased, leases_reclaimed and queue_bad; `dropped.unqueueable` once any were. */
   stats(): FrontierStats {
-    const stats: FrontierStats = { ...this.#stats };
+    const stats: FrontierStats = { ...this.#stats, queue_bad: this.#badEntries.total };
     if (this.#droppedUnqueueable > 0) stats["dropped.unqueueable"] = this.#droppedUnqueueable;
     return stats;
   }
@@ -382,7 +563,19 @@ export class RedisFrontier implements Frontier {
     if (this.#closed) return;
     clearTimeout(this.#heartbeatTimer);
     try {
-      if (!this.#fatal) await this.#connection.script("nwLeave", [this.#prefix, this.#pid]);
+      if (!this.#fatal) {
+        // Entries found bad are released first: leaving would put them back, for the next process to drop again.
+        if (this.#releasing.length > 0) {
+          await this.#connection.script("nwFinish", [
+            this.#prefix,
+            ...this.#leaseArgs(0),
+            ...this.#releasing.flatMap(releasePair),
+          ]);
+          this.#releasing = [];
+        }
+        await this.#connection.script("nwLeave", [this.#prefix, this.#pid]);
+      }
+      this.#badEntries.summarise();
     } catch (error) {
       this.#options.log.warning(`could not leave the queue cleanly: ${describe(error)}`);
     } finally {

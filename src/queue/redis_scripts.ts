@@ -3,13 +3,21 @@
  * processes can never take the same request, and a page's links are queued in the same step that releases it.
  * The key layout and each script's part in a process's life are described in docs/design/distributed.md.
  *
- * Keys, for a crawl whose prefix is P (`netweir:KEY`):
- *   P:prios          sorted set of the priorities that have a list (score = priority)
- *   P:q:PRIO         list of encoded requests of that priority, oldest first
+ * Keys, for a crawl whose prefix is P (`netweir:{KEY}`, see keyPrefix):
+ *   P:prios          sorted set of the priorities that have requests waiting (score = priority)
+ *   P:hosts:PRIO     list: the hosts with requests of that priority waiting, in the order leases visit them
+ *   P:q:PRIO:HOST    list of encoded requests of that priority to that host, oldest first
  *   P:seen:L:B       hash: the duplicate filter at level L, fingerprints bucketed by their first L+2 hex digits (B)
- *   P:held:PID       hash: lease id -> "PRIO\n" + encoded request, what process PID has taken and not finished
+ *   P:held:PID       hash: lease id -> "PRIO\nHOST\n" + encoded request, what process PID has taken and not finished
  *   P:procs          sorted set: process id -> time of its last heartbeat (ms, Redis's clock)
  *   P:meta           hash: seen (filter size), queued (ever queued), seq (last lease id), idle_since (ms)
+ *   P:bad:...        keys found where a list should be and set aside (written by hand, say)
+ *   P:busy           hash, with politeness_scope=crawl: host -> requests of it held by any process
+ *   P:last           hash, with politeness_scope=crawl: host -> time (ms) its last request leased is due to start
+ *   P:delay          hash, with politeness_scope=crawl: host -> the delay (ms) processes found for it (Crawl-delay)
+ *
+ * Invariant: a host is in P:hosts:PRIO exactly while P:q:PRIO:HOST exists (Redis deletes an emptied list), and a
+ * priority is in P:prios while its host list exists.
  */
 
 /** Shared helpers, prepended to every script. ARGV[1] is always the prefix P. */
@@ -53,13 +61,12 @@ end
 -- Adding requests goes in three steps, so that a call adding several payloads (a FINISH of several pages) reads
 -- and writes the shared counters once: batch() starts, add(b, i) adds the payload ARGV[i], flush(b) writes.
 --
--- A payload holds one request a line, "FINGERPRINT_HEX PRIORITY DONT_FILTER ENCODED". One string for a whole batch
--- rather than four arguments a request keeps the client's memory flat while it waits. A request the filter has
--- seen is left out unless DONT_FILTER is '1'. Per request it costs one HSET, after a HEXISTS for each older filter
--- level; the queue's
--- lists get one RPUSH per priority, and the counters and the priority set are written once for the batch.
+-- A payload holds one request a line, "FINGERPRINT_HEX PRIORITY DONT_FILTER HOST ENCODED". One string for a whole
+-- batch rather than five arguments a request keeps the client's memory flat while it waits. A request the filter
+-- has seen is left out unless DONT_FILTER is '1'. Per request it costs one HSET, after a HEXISTS for each older
+-- filter level; each host's list gets one RPUSH per priority, and the counters are written once for the batch.
 local function batch()
-  return { seen = tonumber(redis.call('HGET', P .. ':meta', 'seen') or '0'), fresh = 0, added = 0, lists = {} }
+  return { seen = tonumber(redis.call('HGET', P .. ':meta', 'seen') or '0'), fresh = 0, added = 0, lists = {}, order = {} }
 end
 -- Adds the payload ARGV[i] to batch b: into the filter at once (so a duplicate later in the call is caught), onto
 -- the queue at flush. Returns how many of its requests will be queued.
@@ -71,7 +78,8 @@ local function add(b, i)
     local s1 = string.find(payload, ' ', pos, true)
     local s2 = s1 and string.find(payload, ' ', s1 + 1, true)
     local s3 = s2 and string.find(payload, ' ', s2 + 1, true)
-    if s3 and s3 < nl then
+    local s4 = s3 and string.find(payload, ' ', s3 + 1, true)
+    if s4 and s4 < nl and s4 > s3 + 1 then
       local prio = string.sub(payload, s1 + 1, s2 - 1)
       if tonumber(prio) ~= nil then
         local fphex = string.lower(string.sub(payload, pos, s1 - 1))
@@ -82,12 +90,15 @@ local function add(b, i)
           b.fresh = b.fresh + 1
         end
         if queue then
-          local list = b.lists[prio]
+          local host = string.sub(payload, s3 + 1, s4 - 1)
+          local name = prio .. ':' .. host
+          local list = b.lists[name]
           if not list then
-            list = {}
-            b.lists[prio] = list
+            list = { prio = prio, host = host }
+            b.lists[name] = list
+            b.order[#b.order + 1] = name
           end
-          list[#list + 1] = string.sub(payload, s3 + 1, nl - 1)
+          list[#list + 1] = string.sub(payload, s4 + 1, nl - 1)
           added = added + 1
         end
       end
@@ -97,67 +108,163 @@ local function add(b, i)
   b.added = b.added + added
   return added
 end
--- Writes batch b: its requests onto their lists (in order), the counters, the priority set.
+-- Writes batch b: its requests onto their hosts' lists (in order; a host new to a priority joins the end of its
+-- host list), the counters, the priority set.
 local function flush(b)
   if b.fresh > 0 then redis.call('HINCRBY', P .. ':meta', 'seen', b.fresh) end
   if b.added == 0 then return end
-  for prio, list in pairs(b.lists) do
+  local prios = {}
+  for _, name in ipairs(b.order) do
+    local list = b.lists[name]
+    local length = 0
     -- unpack() of a few thousand values at most: Lua's C stack has room for about 8,000.
     for first = 1, #list, 1000 do
-      redis.call('RPUSH', P .. ':q:' .. prio, unpack(list, first, math.min(first + 999, #list)))
+      length = redis.call('RPUSH', P .. ':q:' .. name, unpack(list, first, math.min(first + 999, #list)))
     end
-    redis.call('ZADD', P .. ':prios', tonumber(prio), prio)
+    if length == #list then redis.call('RPUSH', P .. ':hosts:' .. list.prio, list.host) end
+    prios[list.prio] = true
   end
+  for prio in pairs(prios) do redis.call('ZADD', P .. ':prios', tonumber(prio), prio) end
   redis.call('HINCRBY', P .. ':meta', 'queued', b.added)
   redis.call('HDEL', P .. ':meta', 'idle_since')
 end
--- Puts a held entry ("PRIO\\n" .. encoded) back at the front of its queue, bypassing the filter.
+-- Puts a held entry ("PRIO\\nHOST\\n" .. encoded) back at the front of its host's list, bypassing the filter, and the
+-- host at the front of its priority's host list: it was taken first, it goes first. Returns 0 for an entry that is
+-- not in that shape (counted as bad by whoever asked), else 1.
+-- The host of a held entry, or nil when it is not in that shape.
+local function held_host(entry)
+  local nl = string.find(entry, '\\n', 1, true)
+  local nl2 = nl and string.find(entry, '\\n', nl + 1, true)
+  if not nl2 or nl2 == nl + 1 then return nil end
+  return string.sub(entry, nl + 1, nl2 - 1)
+end
+-- Crawl-wide politeness (politeness_scope=crawl): a request held by any process counts against its host's
+-- per_domain. release_busy forgets one when it is finished or goes back; the hash only exists in such a crawl.
+local function release_busy(host)
+  if host and redis.call('HINCRBY', P .. ':busy', host, -1) <= 0 then redis.call('HDEL', P .. ':busy', host) end
+end
 local function requeue(entry)
   local nl = string.find(entry, '\\n', 1, true)
-  if not nl then return 0 end
+  local nl2 = nl and string.find(entry, '\\n', nl + 1, true)
+  if not nl2 or nl2 == nl + 1 then return 0 end
   local prio = string.sub(entry, 1, nl - 1)
   if tonumber(prio) == nil then return 0 end
-  redis.call('LPUSH', P .. ':q:' .. prio, string.sub(entry, nl + 1))
+  local host = string.sub(entry, nl + 1, nl2 - 1)
+  if redis.call('HEXISTS', P .. ':busy', host) == 1 then release_busy(host) end
+  local ok, length = pcall(redis.call, 'LPUSH', P .. ':q:' .. prio .. ':' .. host, string.sub(entry, nl2 + 1))
+  if not ok then return 0 end
+  if length == 1 then redis.call('LPUSH', P .. ':hosts:' .. prio, host) end
   redis.call('ZADD', P .. ':prios', tonumber(prio), prio)
   return 1
 end
--- Records a heartbeat for pid, then takes up to max requests (highest priority first, FIFO within one) and holds
--- them for it, appending id, encoded, id, encoded, ... and last the number of lists found not to be lists to out.
-local function take(pid, max, out)
-  redis.call('ZADD', P .. ':procs', now_ms(), pid)
-  local bad, taken = 0, 0
-  while taken < max do
-    local top = redis.call('ZREVRANGE', P .. ':prios', 0, 0)
-    if #top == 0 then break end
-    local prio = top[1]
-    -- At most 1,000 at a time, so that unpack() below stays well inside Lua's C stack.
-    local asked = math.min(max - taken, 1000)
-    local items = redis.pcall('LPOP', P .. ':q:' .. prio, asked)
-    if type(items) == 'table' and items.err then
-      -- Something that is not a list sits where a queue should be (written by hand, say): set it aside.
-      redis.call('RENAME', P .. ':q:' .. prio, P .. ':bad:' .. prio)
+-- Sets aside a key that should be a list and is not (written by hand, say), so it cannot stop anyone again.
+local function set_aside(key)
+  redis.call('RENAME', key, P .. ':bad:' .. string.sub(key, string.len(P) + 2))
+end
+-- Records a heartbeat for pid, then takes up to max requests and holds them for it: the highest priority first;
+-- within a priority, hosts in turn (a fair share of what is left from each, the host then going to the end of the
+-- line), passing over the hosts in skip (which this process has enough of); within a host, oldest first. Entries
+-- longer than max_bytes are dropped unread. Appends id, encoded, id, encoded, ... to out, and last the number of
+-- keys found not to be lists and the number of entries dropped for their size. With polite ({ per_domain, delay }:
+-- politeness_scope=crawl), a host is also passed over while the whole crawl holds per_domain of its requests or a
+-- delay has not passed since its last start (taking k at once puts that start k - 1 delays from now).
+local function take(pid, max, max_bytes, skip, out, polite)
+  local now = now_ms()
+  redis.call('ZADD', P .. ':procs', now, pid)
+  local bad, big, taken = 0, 0, 0
+  local fields, entries = {}, {}
+  local prios = redis.call('ZREVRANGE', P .. ':prios', 0, -1)
+  for _, prio in ipairs(prios) do
+    if taken >= max then break end
+    local ring = P .. ':hosts:' .. prio
+    local ok, hosts = pcall(redis.call, 'LLEN', ring)
+    if tonumber(prio) == nil then
+      -- A priority that is not a number (written by hand): its requests could not be put back if given back.
+      if redis.call('EXISTS', ring) == 1 then
+        set_aside(ring)
+        bad = bad + 1
+      end
+      redis.call('ZREM', P .. ':prios', prio)
+      hosts = 0
+    elseif not ok then
+      set_aside(ring)
       redis.call('ZREM', P .. ':prios', prio)
       bad = bad + 1
-    elseif not items then
+      hosts = 0
+    elseif hosts == 0 then
       redis.call('ZREM', P .. ':prios', prio)
-    else
-      -- Ids last - n + 1 .. last, from one HINCRBY; the entries held in one HSET.
-      local last = redis.call('HINCRBY', P .. ':meta', 'seq', #items)
-      local fields = {}
-      for k, item in ipairs(items) do
-        local id = tostring(last - #items + k)
-        fields[#fields + 1] = id
-        fields[#fields + 1] = prio .. '\\n' .. item
-        out[#out + 1] = id
-        out[#out + 1] = item
+    end
+    -- Passes over the ring until it is empty, max is reached, or a whole pass took nothing (every host skipped).
+    local visits_left, took_in_pass = hosts, 0
+    while taken < max and hosts > 0 do
+      if visits_left == 0 then
+        if took_in_pass == 0 then break end
+        visits_left, took_in_pass = hosts, 0
       end
-      redis.call('HSET', P .. ':held:' .. pid, unpack(fields))
-      taken = taken + #items
-      -- Fewer than asked for: the list is empty (and gone).
-      if #items < asked or redis.call('LLEN', P .. ':q:' .. prio) == 0 then redis.call('ZREM', P .. ':prios', prio) end
+      visits_left = visits_left - 1
+      local host = redis.call('LMOVE', ring, ring, 'LEFT', 'RIGHT')
+      local share = math.min(math.ceil((max - taken) / hosts), 1000)
+      local delay = 0
+      if polite and not skip[host] then
+        local busy = tonumber(redis.call('HGET', P .. ':busy', host) or '0')
+        delay = math.max(polite.delay, tonumber(redis.call('HGET', P .. ':delay', host) or '0'))
+        -- The delay as it is now, from the last start: a Crawl-delay learned since applies to the very next one.
+        local due = tonumber(redis.call('HGET', P .. ':last', host) or '-1e18') + delay
+        if busy >= polite.per_domain or due > now then share = 0 else share = math.min(share, polite.per_domain - busy) end
+      end
+      if not skip[host] and share > 0 then
+        local list = P .. ':q:' .. prio .. ':' .. host
+        local items = redis.pcall('LPOP', list, share)
+        if type(items) == 'table' and items.err then
+          set_aside(list)
+          items = false
+          bad = bad + 1
+        end
+        if not items or #items < share or redis.call('EXISTS', list) == 0 then
+          -- The list is gone (emptied, or set aside): the host leaves the ring, from the end it was just moved to.
+          redis.call('LREM', ring, -1, host)
+          hosts = hosts - 1
+          if hosts == 0 then redis.call('ZREM', P .. ':prios', prio) end
+        end
+        local took = 0
+        for _, item in ipairs(items or {}) do
+          if string.len(item) > max_bytes then
+            big = big + 1
+          else
+            fields[#fields + 1] = prio .. '\\n' .. host .. '\\n' .. item
+            entries[#entries + 1] = item
+            took = took + 1
+          end
+        end
+        taken = taken + took
+        took_in_pass = took_in_pass + took
+        if polite and took > 0 then
+          redis.call('HINCRBY', P .. ':busy', host, took)
+          -- Several taken at once start a delay apart in the process that took them (its own slots space them).
+          if delay > 0 then redis.call('HSET', P .. ':last', host, now + delay * (took - 1)) end
+        end
+      end
     end
   end
+  if taken > 0 then
+    -- Ids last - n + 1 .. last, from one HINCRBY; the entries held in one HSET (in pieces of 1,000 for unpack()).
+    local last = redis.call('HINCRBY', P .. ':meta', 'seq', taken)
+    local held = {}
+    for k = 1, taken do
+      local id = tostring(last - taken + k)
+      held[#held + 1] = id
+      held[#held + 1] = fields[k]
+      if #held >= 2000 then
+        redis.call('HSET', P .. ':held:' .. pid, unpack(held))
+        held = {}
+      end
+      out[#out + 1] = id
+      out[#out + 1] = entries[k]
+    end
+    if #held > 0 then redis.call('HSET', P .. ':held:' .. pid, unpack(held)) end
+  end
   out[#out + 1] = bad
+  out[#out + 1] = big
 end
 `;
 
@@ -170,50 +277,71 @@ return added
 `;
 
 /**
- * ARGV: P, pid, max, then pairs of lease id and payload (see add). First, for each page, in one step: releases
- * its lease and queues what it yielded. Several pages go in one call when they finish while an earlier call is on
- * its way. A lease no longer held (taken back after this process was thought dead) queues nothing: whoever
- * fetches the page again queues its links. Then, when max > 0, leases (see take): the same call that queues a
- * page's links can hand out the next page. Returns the result of each page (how many were queued, or -1 for a
- * lease not held), followed by what take returns.
+ * ARGV: P, pid, max, max_bytes, per_domain and min_delay_ms (0 and 0 unless politeness_scope=crawl), n, n hosts to
+ * pass over, m, m pairs of host and delay in ms (for P:delay), then pairs of lease id and payload (see add). First,
+ * for each page, in one step: releases its lease and queues what it yielded. Several pages go in one call when
+ * they finish while an earlier call is on its way. A lease no longer held (taken back after this process was
+ * thought dead) queues nothing: whoever fetches the page again queues its links. Then, when max > 0, leases (see
+ * take): the same call that queues a page's links can hand out the next page. Returns the result of each page (how
+ * many were queued, or -1 for a lease not held), followed by what take returns.
  */
 export const FINISH = COMMON + `
-local pid, max = ARGV[2], tonumber(ARGV[3])
+local pid, max, max_bytes = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+local per_domain, min_delay = tonumber(ARGV[5]), tonumber(ARGV[6])
+local polite = nil
+if per_domain > 0 then polite = { per_domain = per_domain, delay = min_delay } end
+local nskip = tonumber(ARGV[7])
+local skip = {}
+for i = 8, 7 + nskip do skip[ARGV[i]] = true end
+local at = 8 + nskip
+-- With crawl-wide politeness, the delays this process found for hosts (robots.txt Crawl-delay): host, ms, ...
+local ndelays = tonumber(ARGV[at])
+for i = at + 1, at + 2 * ndelays, 2 do redis.call('HSET', P .. ':delay', ARGV[i], ARGV[i + 1]) end
+local first = at + 1 + 2 * ndelays
 local out = {}
-if #ARGV >= 5 then
+if #ARGV > first then
   local b = batch()
-  for i = 4, #ARGV - 1, 2 do
-    if redis.call('HDEL', P .. ':held:' .. pid, ARGV[i]) == 0 then
+  local held = P .. ':held:' .. pid
+  for i = first, #ARGV - 1, 2 do
+    local entry = polite and redis.call('HGET', held, ARGV[i])
+    if redis.call('HDEL', held, ARGV[i]) == 0 then
       out[#out + 1] = -1
     else
+      if entry then release_busy(held_host(entry)) end
       out[#out + 1] = add(b, i + 1)
     end
   end
   flush(b)
 end
-if max > 0 then take(pid, max, out) end
+if max > 0 then take(pid, max, max_bytes, skip, out, polite) end
 return out
 `;
 
-/** ARGV: P, pid, id, ... Puts held requests back at the front of the queue. Returns how many. */
+/**
+ * ARGV: P, pid, id, ... Puts held requests back at the front of the queue. Returns how many went back, and how many
+ * held entries were not in the shape this store writes (dropped, to be counted as bad).
+ */
 export const GIVE_BACK = COMMON + `
-local back = 0
-for i = 3, #ARGV do
+local back, bad = 0, 0
+-- Last first: each goes to the front of its host's list, so they end up in the order they were taken.
+for i = #ARGV, 3, -1 do
   local entry = redis.call('HGET', P .. ':held:' .. ARGV[2], ARGV[i])
   if entry then
-    back = back + requeue(entry)
+    local ok = requeue(entry)
+    back, bad = back + ok, bad + 1 - ok
     redis.call('HDEL', P .. ':held:' .. ARGV[2], ARGV[i])
   end
 end
 if back > 0 then redis.call('HDEL', P .. ':meta', 'idle_since') end
-return back
+return {back, bad}
 `;
 
 /**
  * ARGV: P, pid, lease_ms, joining. Records a heartbeat, then takes back what processes silent for a lease held:
- * their requests go back to the queue, bypassing the filter. Returns how many requests were taken back. A process
- * joining ('1', its first beat) restarts the crawl's idle clock: the idle wait is for processes that start late and
- * for their start requests, so one that joins a crawl idle for an hour still waits queue_idle before it ends.
+ * their requests go back to the queue, bypassing the filter. Returns how many requests were taken back, and how
+ * many held entries were not in this store's shape (dropped). A process joining ('1', its first beat) restarts the
+ * crawl's idle clock: the idle wait is for processes that start late and for their start requests, so one that
+ * joins a crawl idle for an hour still waits queue_idle before it ends.
  */
 export const HEARTBEAT = COMMON + `
 local pid, lease = ARGV[2], tonumber(ARGV[3])
@@ -221,15 +349,18 @@ local now = now_ms()
 redis.call('ZADD', P .. ':procs', now, pid)
 if ARGV[4] == '1' then redis.call('HDEL', P .. ':meta', 'idle_since') end
 local dead = redis.call('ZRANGEBYSCORE', P .. ':procs', '-inf', now - lease)
-local back = 0
+local back, bad = 0, 0
 for _, other in ipairs(dead) do
   local held = redis.call('HVALS', P .. ':held:' .. other)
-  for _, entry in ipairs(held) do back = back + requeue(entry) end
+  for _, entry in ipairs(held) do
+    local ok = requeue(entry)
+    back, bad = back + ok, bad + 1 - ok
+  end
   redis.call('DEL', P .. ':held:' .. other)
   redis.call('ZREM', P .. ':procs', other)
 end
 if back > 0 then redis.call('HDEL', P .. ':meta', 'idle_since') end
-return back
+return {back, bad}
 `;
 
 /** ARGV: P, pid. Lists the lease ids held for pid (to put back any this process does not know of). */
@@ -245,7 +376,7 @@ export const IDLE = COMMON + `
 local now = now_ms()
 local busy = false
 for _, prio in ipairs(redis.call('ZRANGE', P .. ':prios', 0, -1)) do
-  local ok, length = pcall(redis.call, 'LLEN', P .. ':q:' .. prio)
+  local ok, length = pcall(redis.call, 'LLEN', P .. ':hosts:' .. prio)
   if ok and length > 0 then busy = true break end
   redis.call('ZREM', P .. ':prios', prio)
 end
@@ -276,12 +407,17 @@ if back > 0 then redis.call('HDEL', P .. ':meta', 'idle_since') end
 return back
 `;
 
-/** ARGV: P. {waiting, held, processes, seen, queued}. */
+/** ARGV: P. {waiting, held, processes, seen, queued}. Walks every host's list: for status, not for a crawl's loop. */
 export const STATUS = COMMON + `
 local waiting, held = 0, 0
 for _, prio in ipairs(redis.call('ZRANGE', P .. ':prios', 0, -1)) do
-  local ok, length = pcall(redis.call, 'LLEN', P .. ':q:' .. prio)
-  if ok then waiting = waiting + length end
+  local ok, hosts = pcall(redis.call, 'LRANGE', P .. ':hosts:' .. prio, 0, -1)
+  if ok then
+    for _, host in ipairs(hosts) do
+      local fine, length = pcall(redis.call, 'LLEN', P .. ':q:' .. prio .. ':' .. host)
+      if fine then waiting = waiting + length end
+    end
+  end
 end
 local procs = redis.call('ZRANGE', P .. ':procs', 0, -1)
 for _, other in ipairs(procs) do held = held + redis.call('HLEN', P .. ':held:' .. other) end

@@ -1,6 +1,8 @@
 /**
- * Queue URLs: `redis://[:password@]host:port/db` and `redis+unix:///path?db=N&pass=...`. Anything else is refused
- * with a message saying why (a TypeError: a bad value, exit status 2), and passwords never appear in one.
+ * Queue URLs: `redis://[:password@]host:port/db`, `rediss://` for the same over TLS (with `ca`, `cert` and `key`
+ * parameters naming PEM files for a private CA or a client certificate), and `redis+unix:///path?db=N&pass=...`.
+ * Anything else is refused with a message saying why (a TypeError: a bad value, exit status 2), and passwords never
+ * appear in one.
  */
 import { maskUrl } from "../log.ts";
 
@@ -13,10 +15,45 @@ export interface RedisTarget {
   db: number;
   username?: string;
   password?: string;
+  /** For rediss:// URLs: TLS, the server's certificate checked (hostname included) against these CAs or the system's. */
+  tls?: TlsFiles;
+}
+
+/** PEM files for a TLS connection, as a rediss:// URL's parameters name them. */
+export interface TlsFiles {
+  /** CA certificates to trust instead of the system's (a private CA). */
+  ca?: string;
+  /** A client certificate, with its key, for a server that asks for one (`tls-auth-clients yes`). */
+  cert?: string;
+  key?: string;
+}
+
+/**
+ * A queue URL with its password hidden, whether or not it parses: a password may hold characters (`/`, `?`, `#`,
+ * a space, a bad %-escape) that make the URL fail to parse, which is exactly when it is quoted in an error. Everything
+ * between `://` and the last `@` is the login there, and a `pass=` or `password=` parameter is hidden too.
+ */
+export function maskQueueUrl(url: string): string {
+  if (URL.parse(url) !== null) return maskUrl(url);
+  return url
+    .replace(/^([a-z][a-z0-9+.-]*:\/\/)(.*)@/is, (_, scheme: string, login: string) => {
+      const colon = login.indexOf(":");
+      return `${scheme}${colon < 0 ? "***" : `${login.slice(0, colon)}:***`}@`;
+    })
+    .replace(/([?&](?:pass|password)=)[^&#]*/gi, "$1***");
 }
 
 function refuse(url: string, why: string): never {
-  throw new TypeError(`queue URL ${maskUrl(url)}: ${why}`);
+  throw new TypeError(`queue URL ${maskQueueUrl(url)}: ${why}`);
+}
+
+/** A URL's %-escaped part decoded, or a refusal naming which part is not (never quoting it: it may be a password). */
+function decodePart(url: string, text: string, what: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return refuse(url, `the ${what} has a % that is not followed by two hex digits (write % as %25)`);
+  }
 }
 
 function parseDb(url: string, text: string | null): number {
@@ -31,18 +68,23 @@ export function parseRedisUrl(url: string, options: { windows?: boolean } = {}):
   try {
     parsed = new URL(url);
   } catch {
-    return refuse(url, "not a URL; expected redis://host:port/db");
+    return refuse(
+      url,
+      "not a URL; expected redis://host:port/db (a password with / ? # @ or a space in it is written %-escaped)",
+    );
   }
   switch (parsed.protocol) {
-    case "redis:": {
+    case "redis:":
+    case "rediss:": {
       if (!parsed.hostname) refuse(url, "no host; expected redis://host:port/db");
       const db = parseDb(url, parsed.pathname.replace(/^\//, ""));
       return {
         host: parsed.hostname.replace(/^\[(.*)\]$/, "$1"),
         port: parsed.port ? Number(parsed.port) : 6379,
         db,
-        username: parsed.username ? decodeURIComponent(parsed.username) : undefined,
-        password: parsed.password ? decodeURIComponent(parsed.password) : undefined,
+        username: parsed.username ? decodePart(url, parsed.username, "user name") : undefined,
+        password: parsed.password ? decodePart(url, parsed.password, "password") : undefined,
+        ...(parsed.protocol === "rediss:" ? { tls: tlsFiles(url, parsed.searchParams) } : {}),
       };
     }
     case "redis+unix:": {
@@ -50,10 +92,12 @@ export function parseRedisUrl(url: string, options: { windows?: boolean } = {}):
       if (parsed.hostname) refuse(url, "a unix socket URL has no host: redis+unix:///path/to/redis.sock?db=0");
       if (!parsed.pathname || parsed.pathname === "/") refuse(url, "no socket path");
       const password = parsed.searchParams.get("pass") ?? parsed.searchParams.get("password") ?? undefined;
-      return { path: decodeURIComponent(parsed.pathname), db: parseDb(url, parsed.searchParams.get("db")), password };
+      return {
+        path: decodePart(url, parsed.pathname, "socket path"),
+        db: parseDb(url, parsed.searchParams.get("db")),
+        password,
+      };
     }
-    case "rediss:":
-      return refuse(url, "TLS to Redis (rediss://) is not supported yet; use a private network or a TLS tunnel");
     case "redis-sentinel:":
     case "sentinel:":
       return refuse(url, "Redis Sentinel is not supported; give one server, or a proxy in front of one");
@@ -62,6 +106,20 @@ export function parseRedisUrl(url: string, options: { windows?: boolean } = {}):
     default:
       return refuse(url, `${parsed.protocol}// is not a Redis URL; expected redis://host:port/db`);
   }
+}
+
+/** The `ca`, `cert` and `key` parameters of a rediss:// URL; a certificate needs its key and the other way round. */
+function tlsFiles(url: string, params: URLSearchParams): TlsFiles {
+  const files: TlsFiles = {};
+  for (const name of ["ca", "cert", "key"] as const) {
+    const value = params.get(name);
+    if (value === "") refuse(url, `the ${name} parameter names no file`);
+    if (value !== null) files[name] = value;
+  }
+  if ((files.cert === undefined) !== (files.key === undefined)) {
+    refuse(url, "a client certificate needs both cert= and key=");
+  }
+  return files;
 }
 
 /** Checks a crawl's key: the name its Redis keys start with. */

@@ -272,6 +272,36 @@ const TABLE = {
     check: positive,
     doc: "Seconds of silence after which a process is taken for dead and its requests go back to the queue",
   }),
+  politenessScope: setting<string>({
+    cli: "politeness_scope",
+    type: "string",
+    choices: ["process", "crawl"],
+    default: "process",
+    doc:
+      "Whom per_domain, min_delay and Crawl-delay bind: each process on its own, or (crawl) a shared queue's whole crawl",
+  }),
+  queueEntryMaxBytes: setting<number>({
+    cli: "queue_entry_max_bytes",
+    type: "int",
+    default: 1024 * 1024,
+    check: atLeast(1024),
+    doc:
+      "Bytes one request may take in the shared queue or a checkpoint; a bigger one is not queued, or dropped as queue_bad",
+  }),
+  queueEntryMaxDepth: setting<number>({
+    cli: "queue_entry_max_depth",
+    type: "int",
+    default: 64,
+    check: atLeast(4),
+    doc: "How deep a queued request's JSON (its meta, cbKwargs, steps) may nest; deeper is not queued, or dropped",
+  }),
+  queueEntryMaxHeaders: setting<number>({
+    cli: "queue_entry_max_headers",
+    type: "int",
+    default: 100,
+    check: atLeast(1),
+    doc: "Headers a queued request may have; more are not queued, or dropped as queue_bad",
+  }),
   // State and output
   checkpoint: setting<string | null>({
     cli: "checkpoint",

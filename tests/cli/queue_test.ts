@@ -8,6 +8,7 @@ import { once } from "node:events";
 import { readFile } from "node:fs/promises";
 import { platform } from "node:os";
 import { join } from "node:path";
+import { hostList } from "../queue/_layout.ts";
 import { encodeRequest } from "../../src/queue/codec.ts";
 import { Queue } from "../../src/queue/queue.ts";
 import { runtime } from "../../src/runtime/mod.ts";
@@ -62,7 +63,7 @@ Deno.test("queue push puts URLs from its arguments into the crawl's queue, leavi
     const again = await runCli(["queue", "push", redis.url, "Books", book(2), book(3)]);
     assertPrinted(again, "pushed 1, skipped 1 (already seen)\n");
     // Exactly what a crawl process would queue for the start request of that URL.
-    assert.deepEqual(await redis.command("LRANGE", "netweir:Books:q:0", 0, -1), [
+    assert.deepEqual(await redis.command("LRANGE", hostList("Books", 0, "127.0.0.1"), 0, -1), [
       ...[1, 2, 3].map((n) => encodeRequest(new Fed(), new Request(book(n)))),
     ]);
   });
@@ -73,12 +74,12 @@ Deno.test("queue push - reads URLs from standard input, skipping blank lines and
     const stdin = `# books to fetch\n${book(1)}\n\n   ${book(2)}  \r\n# ${book(9)}\n${book(1)}\n${book(3)}`;
     const result = await runCli(["queue", "push", redis.url, "Books", "-"], { stdin });
     assertPrinted(result, "pushed 3, skipped 1 (already seen)\n");
-    const queued = (await redis.command("LRANGE", "netweir:Books:q:0", 0, -1)) as string[];
+    const queued = (await redis.command("LRANGE", hostList("Books", 0, "127.0.0.1"), 0, -1)) as string[];
     assert.deepEqual(queued.map((entry) => JSON.parse(entry).url), [book(1), book(2), book(3)]);
     // Arguments and standard input together, in order.
     const both = await runCli(["queue", "push", redis.url, "Books", book(4), "-", book(6)], { stdin: book(5) });
     assertPrinted(both, "pushed 3, skipped 0 (already seen)\n");
-    const all = (await redis.command("LRANGE", "netweir:Books:q:0", 0, -1)) as string[];
+    const all = (await redis.command("LRANGE", hostList("Books", 0, "127.0.0.1"), 0, -1)) as string[];
     assert.deepEqual(all.slice(3).map((entry) => JSON.parse(entry).url), [book(4), book(5), book(6)]);
   });
 });
@@ -90,12 +91,12 @@ Deno.test("queue push --priority and --dont-filter queue seen URLs again at that
     assertPrinted(forced, "pushed 1, skipped 0 (already seen)\n");
     const negative = await runCli(["queue", "push", redis.url, "Books", "--priority", "-3", book(2)]);
     assertPrinted(negative, "pushed 1, skipped 0 (already seen)\n");
-    const high = (await redis.command("LRANGE", "netweir:Books:q:5", 0, -1)) as string[];
+    const high = (await redis.command("LRANGE", hostList("Books", 5, "127.0.0.1"), 0, -1)) as string[];
     assert.deepEqual(high.map((entry) => JSON.parse(entry)), [
       { v: 1, url: book(1), priority: 5, dontFilter: true },
     ]);
     assert.equal(
-      JSON.parse(((await redis.command("LRANGE", "netweir:Books:q:-3", 0, -1)) as string[])[0]).priority,
+      JSON.parse(((await redis.command("LRANGE", hostList("Books", -3, "127.0.0.1"), 0, -1)) as string[])[0]).priority,
       -3,
     );
     // queued counts the forced one again; seen does not.
@@ -131,10 +132,8 @@ Deno.test("queue clear deletes the crawl's keys, says how many, and leaves other
   await withRedis(async (redis) => {
     await runCli(["queue", "push", redis.url, "Books", book(1), book(2)]);
     await runCli(["queue", "push", redis.url, "Books:old", book(1)]);
-    // prios, q:0, one filter bucket (both URLs share it or not: count what is there), meta.
-    const keys = ((await redis.command("KEYS", "netweir:Books:*")) as string[]).filter((key) =>
-      !key.startsWith("netweir:Books:old:")
-    );
+    // prios, hosts:0, q:0:HOST, one filter bucket (both URLs share it or not: count what is there), meta.
+    const keys = (await redis.command("KEYS", "netweir:{Books}:*")) as string[];
     const cleared = await runCli(["queue", "clear", redis.url, "Books"]);
     assertPrinted(cleared, `deleted ${keys.length} keys of Books\n`);
     assertPrinted(
@@ -155,7 +154,7 @@ Deno.test("a bad Redis URL, an empty key or a bad option exits 2 with one line",
   const cases: Array<[string[], RegExp]> = [
     [["queue", "status", "http://127.0.0.1:6379/0", "Books"], /http:\/\/ is not a Redis URL/],
     [["queue", "push", "https://:secret@127.0.0.1:6379/0", "Books", book(1)], /https:\/\/ is not a Redis URL/],
-    [["queue", "clear", "rediss://127.0.0.1:6379/0", "Books"], /rediss:\/\/\) is not supported/],
+    [["queue", "clear", "rediss://127.0.0.1:1/0?cert=c.pem", "Books"], /needs both cert= and key=/],
     [["queue", "status", "garbage", "Books"], /queue URL garbage: not a URL/],
     [["queue", "status", "redis://127.0.0.1:6379/zero", "Books"], /database must be a number/],
     [["queue", "push", "redis://127.0.0.1:6379/0", "", book(1)], /^netweir: queue key is empty\n$/],
@@ -368,4 +367,30 @@ Deno.test({
       assertPrinted(status, "waiting: 1000000\nheld: 0\nprocesses: 0\nseen: 1000000\nqueued: 1000000\n");
     });
   },
+});
+
+Deno.test("queue push - sends what it has read once input pauses, while standard input is still open", async () => {
+  await withRedis(async (redis) => {
+    const self = runtime.selfCommand(CLI_PATH);
+    const child = spawn(self.command, [...self.args, "queue", "push", redis.url, "Tail", "-"], {
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    child.stdout!.setEncoding("utf8").on("data", (chunk: string) => stdout += chunk);
+    const exited = new Promise<number | null>((resolve) => child.once("close", resolve));
+    try {
+      await using queue = new Queue(redis.url, "Tail");
+      // Three lines, as `tail -f` would write them, and then nothing for a while: far fewer than a batch.
+      child.stdin!.write(`${book(1)}\n${book(2)}\n${book(3)}\n`);
+      await waitUntil("the three URLs are in Redis", async () => (await queue.status()).waiting === 3, 15_000);
+      child.stdin!.write(`${book(4)}\n`);
+      await waitUntil("the fourth is in Redis", async () => (await queue.status()).waiting === 4, 15_000);
+      child.stdin!.end();
+      assert.equal(await exited, 0);
+      assert.equal(stdout, "pushed 4, skipped 0 (already seen)\n");
+    } finally {
+      child.kill("SIGKILL");
+      await exited;
+    }
+  });
 });

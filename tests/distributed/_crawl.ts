@@ -158,7 +158,7 @@ export async function storedValues(redis: RedisServer, pattern: string): Promise
 
 /** Deletes every key of the crawl `key` (what `netweir queue clear` does), with the test's own client. */
 export async function deleteQueueKeys(redis: RedisServer, key: string): Promise<number> {
-  const keys = await redis.command("KEYS", `netweir:${key}:*`) as string[];
+  const keys = await redis.command("KEYS", `netweir:{${key}}:*`) as string[];
   if (keys.length === 0) return 0;
   return Number(await redis.command("DEL", ...keys));
 }

@@ -45,7 +45,7 @@ Deno.test("a crawl reaches a real redis-server through a redis+unix:// URL", asy
         "EVAL",
         "redis.call('SELECT', 2) return redis.call('EXISTS', KEYS[1])",
         1,
-        "netweir:Shop:meta",
+        "netweir:{Shop}:meta",
       ),
       1,
     );

@@ -36,7 +36,7 @@ Deno.test("with queue_idle null a process waits for more after the queue runs dr
     assert.equal(result.code, 130, result.stderr);
     const items = await readItems(crawler.items);
     assert.deepEqual(items.map((item) => item.url).sort(), bookUrls(site, books).sort(), "nothing lost");
-    assert.equal(await redis.command("ZCARD", "netweir:Shop:procs"), 0, "it left the crawl");
+    assert.equal(await redis.command("ZCARD", "netweir:{Shop}:procs"), 0, "it left the crawl");
   } finally {
     await rm(dir, { recursive: true, force: true });
     await redis.stop();

@@ -60,8 +60,8 @@ Deno.test("a process killed mid-crawl loses nothing: a survivor takes its reques
     assert.ok(reclaimed.some((count) => count > 0), `a survivor took requests back: ${reclaimed}`);
     for (const one of stats) assert.equal(one.finish_reason, "finished");
     // Nothing is left behind in Redis: no process, nothing held, nothing waiting.
-    assert.deepEqual(await redis.command("KEYS", "netweir:Shop:held:*"), []);
-    assert.equal(await redis.command("ZCARD", "netweir:Shop:procs"), 0);
+    assert.deepEqual(await redis.command("KEYS", "netweir:{Shop}:held:*"), []);
+    assert.equal(await redis.command("ZCARD", "netweir:{Shop}:procs"), 0);
   } finally {
     await rm(dir, { recursive: true, force: true });
     await redis.stop();

@@ -90,7 +90,7 @@ Deno.test("a second crawl under the same key fetches nothing old, and after queu
 
     const cleared = await runCli(["queue", "clear", redis.url, "Shop"]);
     assert.equal(cleared.code, 0, cleared.stderr);
-    assert.deepEqual(await redis.command("KEYS", "netweir:Shop:*"), []);
+    assert.deepEqual(await redis.command("KEYS", "netweir:{Shop}:*"), []);
     const fresh = await run("fresh");
     assert.deepEqual(fresh.items.map((item) => item.url).sort(), bookUrls(site, books).sort());
     assert.equal(fresh.stats.pages, shopPagePaths(books).length);

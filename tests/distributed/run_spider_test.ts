@@ -26,8 +26,8 @@ Deno.test("runSpider with a queue setting crawls through the shared Redis queue 
     assert.equal(stats.finish_reason, "finished");
     assert.ok(Number(stats.leased) > 0, `leased ${stats.leased}: the queue was not used`);
     assert.deepEqual((await readItems(items)).map((item) => item.url).sort(), bookUrls(site, books).sort());
-    assert.equal(await redis.command("HGET", "netweir:from-code:meta", "seen"), String(Number(stats.pushed)));
-    assert.equal(await redis.command("ZCARD", "netweir:from-code:procs"), 0, "it left the crawl");
+    assert.equal(await redis.command("HGET", "netweir:{from-code}:meta", "seen"), String(Number(stats.pushed)));
+    assert.equal(await redis.command("ZCARD", "netweir:{from-code}:procs"), 0, "it left the crawl");
   } finally {
     await rm(dir, { recursive: true, force: true });
     await redis.stop();

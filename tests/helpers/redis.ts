@@ -32,6 +32,8 @@ export interface RedisOptions {
   appendonly?: boolean;
   /** Also listen on a unix socket in the server's directory; its path is `socketPath`. */
   unixSocket?: boolean;
+  /** More redis-server arguments, after the helper's own (a TLS port and its certificates, say). */
+  args?: string[];
 }
 
 /** A running redis-server started by {@link startRedis}. */
@@ -86,6 +88,7 @@ function spawnServer(port: number, dir: string, options: RedisOptions): Running 
   if (options.appendonly) args.push("--appendonly", "yes", "--appendfsync", "always");
   else args.push("--appendonly", "no");
   if (options.unixSocket) args.push("--unixsocket", socketIn(dir), "--unixsocketperm", "700");
+  args.push(...options.args ?? []);
   const child = spawn(serverPath(), args, { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   const keep = (chunk: Uint8Array) => output = (output + new TextDecoder().decode(chunk)).slice(-4000);

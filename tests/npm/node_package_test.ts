@@ -310,7 +310,7 @@ Deno.test("npx netweir queue push, status and clear, from the packed npm build o
     );
     assert.equal(fromStdin.stderr, "");
     assert.equal(fromStdin.stdout, "pushed 2, skipped 1 (already seen)\n");
-    assert.deepEqual(await redis.command("LLEN", "netweir:Books:q:3"), 2);
+    assert.deepEqual(await redis.command("LLEN", "netweir:{Books}:q:3:127.0.0.1"), 2);
 
     const status = await npxNetweir(pkg.dir, ["queue", "status", redis.url, "Books"]);
     assert.equal(status.stdout, "waiting: 4\nheld: 0\nprocesses: 0\nseen: 4\nqueued: 4\n", status.stderr);
@@ -333,7 +333,7 @@ Deno.test("npx netweir queue push, status and clear, from the packed npm build o
       status: { waiting: 6, held: 0, processes: 0, seen: 5, queued: 6 },
     });
 
-    const keys = (await redis.command("KEYS", "netweir:Books:*")) as string[];
+    const keys = (await redis.command("KEYS", "netweir:{Books}:*")) as string[];
     const clear = await npxNetweir(pkg.dir, ["queue", "clear", redis.url, "Books"]);
     assert.equal(clear.stdout, `deleted ${keys.length} keys of Books\n`, clear.stderr);
     assert.deepEqual(await redis.command("KEYS", "*"), []);

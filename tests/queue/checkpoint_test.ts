@@ -107,3 +107,41 @@ Deno.test("a checkpoint is one crawl's: a second one on the same directory is re
     await after.close();
   });
 });
+
+Deno.test("checkpoint rows over the entry bounds are dropped as queue_bad when leased, and never written", async () => {
+  await withDir(async (dir) => {
+    const lines: string[] = [];
+    // Written under generous bounds, read under the defaults (1 MB, 64 deep, 100 headers).
+    const generous = await CheckpointFrontier.open({
+      dir: `${dir}/state`,
+      spider: new Books(),
+      log: createLogger("debug", (line) => void lines.push(line)),
+      limits: { maxBytes: 64 * 1024 * 1024, maxDepth: 1000, maxHeaders: 1000 },
+    });
+    const headers = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`x-h${i}`, "1"]));
+    await generous.push([
+      new Request({ url: url("big"), method: "POST", body: "x".repeat(2 * 1024 * 1024) }),
+      new Request({ url: url("deep"), meta: { a: JSON.parse("[".repeat(63) + "]".repeat(63)) } }),
+      new Request({ url: url("headers"), headers }),
+      new Request({ url: url("fine") }),
+    ]);
+    await generous.close();
+    const frontier = await open(dir, lines);
+    try {
+      const leases = await frontier.lease(10);
+      assert.deepEqual(leases.map((lease) => lease.request.url), [url("fine")]);
+      assert.equal(frontier.stats().queue_bad, 3);
+      assert.equal(lines.filter((line) => /dropped from the checkpoint/.test(line)).length, 3);
+      assert.deepEqual(await frontier.status(), { waiting: 0, held: 1, processes: 1, seen: 4, queued: 4 });
+      // Under the defaults the same requests are not written at all: they are unqueueable.
+      await frontier.finish(leases[0], [
+        new Request({ url: url("big-2"), method: "POST", body: "x".repeat(2 * 1024 * 1024) }),
+        new Request({ url: url("headers-2"), headers }),
+      ]);
+      assert.equal(frontier.stats()["dropped.unqueueable"], 2);
+      assert.equal((await frontier.status()).waiting, 0);
+    } finally {
+      await frontier.close();
+    }
+  });
+});

@@ -3,6 +3,7 @@
  * filter, land where a crawl's RedisFrontier leases them, and clear touches nothing but its own crawl's keys.
  */
 import assert from "node:assert/strict";
+import { hostList } from "./_layout.ts";
 import { QueueError } from "../../src/errors.ts";
 import { createLogger } from "../../src/log.ts";
 import { encodeRequest } from "../../src/queue/codec.ts";
@@ -41,6 +42,7 @@ async function withQueue(key: string, body: (queue: Queue, redis: RedisServer) =
   }
 }
 
+const HOST = "127.0.0.1";
 const page = (n: number) => `http://127.0.0.1:8000/catalogue/page-${n}.html`;
 
 Deno.test("a URL the crawl has already seen is skipped, within one push and across pushes", async () => {
@@ -70,10 +72,10 @@ Deno.test("a pushed URL is encoded exactly as the crawl encodes a start request 
     await queue.push([page(1)]);
     await queue.push([page(2)], { priority: 7, dontFilter: true });
     const spider = new Books();
-    assert.deepEqual(await redis.command("LRANGE", "netweir:Books:q:0", 0, -1), [
+    assert.deepEqual(await redis.command("LRANGE", hostList("Books", 0, HOST), 0, -1), [
       encodeRequest(spider, new Request({ url: page(1) })),
     ]);
-    assert.deepEqual(await redis.command("LRANGE", "netweir:Books:q:7", 0, -1), [
+    assert.deepEqual(await redis.command("LRANGE", hostList("Books", 7, HOST), 0, -1), [
       encodeRequest(spider, new Request({ url: page(2), priority: 7, dontFilter: true })),
     ]);
   });
@@ -112,7 +114,7 @@ Deno.test("a push sends each thousand before reading further, so it holds no mor
     async function* urls() {
       for (let i = 0; i < 2500; i++) {
         // Asked for the first URL of a new batch, the previous batches must already be in Redis.
-        if (i % 1000 === 0) waitingWhenAsked.push(Number(await redis.command("LLEN", "netweir:Books:q:0")));
+        if (i % 1000 === 0) waitingWhenAsked.push(Number(await redis.command("LLEN", hostList("Books", 0, HOST))));
         yield page(i);
       }
     }
@@ -141,7 +143,9 @@ Deno.test("a URL that is not http(s) is a TypeError naming it, and its batch is 
 });
 
 Deno.test("a bad Redis URL, an empty key or a bad priority is refused before connecting", async () => {
-  for (const url of ["http://127.0.0.1:6379/0", "rediss://127.0.0.1:6379/0", "garbage", "redis://127.0.0.1:1/x"]) {
+  for (
+    const url of ["http://127.0.0.1:6379/0", "rediss://127.0.0.1:1/0?key=k.pem", "garbage", "redis://127.0.0.1:1/x"]
+  ) {
     assert.throws(() => new Queue(url, "Books"), TypeError, url);
   }
   assert.throws(() => new Queue("redis://:secret@127.0.0.1:1/0", ""), /queue key is empty/);
@@ -198,12 +202,12 @@ Deno.test("clear deletes every key of its crawl, held requests and processes inc
     await neighbour.push([page(1)]);
     await using lookalike = new Queue(redis.url, "Books2");
     await lookalike.push([page(1)]);
-    await redis.command("SET", "netweir:Books", "not a crawl key");
+    await redis.command("SET", "netweir:{Books}", "not a crawl key");
     await redis.command("SET", "unrelated", "1");
     const before = await allKeys(redis);
-    const own = before.filter((key) => key.startsWith("netweir:Books:") && !key.startsWith("netweir:Books:2:"));
-    assert.ok(own.some((key) => key.startsWith("netweir:Books:held:")), own.join(" "));
-    assert.ok(own.includes("netweir:Books:procs") && own.includes("netweir:Books:q:3"), own.join(" "));
+    const own = before.filter((key) => key.startsWith("netweir:{Books}:"));
+    assert.ok(own.some((key) => key.startsWith("netweir:{Books}:held:")), own.join(" "));
+    assert.ok(own.includes("netweir:{Books}:procs") && own.includes(hostList("Books", 3, HOST)), own.join(" "));
 
     assert.equal(await queue.clear(), own.length);
     assert.deepEqual(await allKeys(redis), before.filter((key) => !own.includes(key)));
@@ -212,8 +216,8 @@ Deno.test("clear deletes every key of its crawl, held requests and processes inc
     assert.equal((await lookalike.status()).queued, 1);
     // A cleared crawl starts from nothing: what it had seen can be pushed again.
     assert.deepEqual(await queue.push([page(1)]), { pushed: 1, skipped: 0 });
-    // Its queue list, the priorities, one filter bucket and the counters.
-    assert.equal(await queue.clear(), 4);
+    // Its host's list, the priority's host list, the priorities, one filter bucket and the counters.
+    assert.equal(await queue.clear(), 5);
     assert.equal(await queue.clear(), 0);
     await frontier.close();
   });
@@ -221,7 +225,7 @@ Deno.test("clear deletes every key of its crawl, held requests and processes inc
 
 Deno.test("clear treats glob characters in the key literally", async () => {
   await withQueue("a*b", async (queue, redis) => {
-    const keys = ["a*b", "aXb", "a?b", "a[b]", "a\\b", "ab"];
+    const keys = ["a*b", "aXb", "a?b", "a[b]", "a\\b", "ab", "a}b", "a}", "a"];
     const queues = keys.map((key) => new Queue(redis.url, key));
     try {
       for (const each of queues) await each.push([page(1)]);
@@ -236,6 +240,35 @@ Deno.test("clear treats glob characters in the key literally", async () => {
       assert.equal(await queue.clear(), 0);
     } finally {
       for (const each of queues) await each.close();
+    }
+  });
+});
+
+Deno.test("clear of crawl pk leaves the crawls named pk:held, pk:q and pk:seen:0 alone", async () => {
+  await withQueue("pk", async (pk, redis) => {
+    const names = ["pk:held", "pk:q", "pk:seen:0", "pk:q:0", "pk:held:x"];
+    const others = names.map((key) => new Queue(redis.url, key));
+    try {
+      // Each neighbour with a process holding one of its requests, so every kind of key is there.
+      const frontiers = [];
+      for (const [i, other] of others.entries()) {
+        await other.push([page(1), page(2)]);
+        const frontier = await openFrontier(redis, names[i]);
+        await frontier.lease(1);
+        frontiers.push(frontier);
+      }
+      await pk.push([page(1)]);
+      const before = await allKeys(redis);
+      // Its host's list, the priority's host list, the priorities, one filter bucket and the counters.
+      assert.equal(await pk.clear(), 5);
+      assert.equal((await allKeys(redis)).length, before.length - 5);
+      for (const other of others) {
+        const { waiting, held, seen } = await other.status();
+        assert.deepEqual({ waiting, held, seen }, { waiting: 1, held: 1, seen: 2 });
+      }
+      for (const frontier of frontiers) await frontier.close();
+    } finally {
+      for (const other of others) await other.close();
     }
   });
 });

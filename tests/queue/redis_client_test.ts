@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { QueueError } from "../../src/errors.ts";
-import { RedisConnection } from "../../src/queue/redis_client.ts";
+import { describe, RedisConnection } from "../../src/queue/redis_client.ts";
 import { parseRedisUrl } from "../../src/queue/redis_url.ts";
 import { startFakeRedis } from "../helpers/fake_redis.ts";
 import { freePort } from "../helpers/free_port.ts";
@@ -105,6 +105,24 @@ Deno.test("a Redis that hangs is given up on once the timeout has passed, connec
     await assert.rejects(connect(redis.url, 500), QueueError);
   } finally {
     await redis.resume();
+    await redis.stop();
+  }
+});
+
+Deno.test("a command cut off by a lost connection is described in Netweir's words, not the client's option names", async () => {
+  const redis = await startRedis();
+  const connection = await RedisConnection.open(parseRedisUrl(redis.url), redis.url, 2000);
+  try {
+    // A call on its way when the connection drops: frozen, then killed, so it is surely in flight.
+    await redis.pause();
+    const call = connection.script("nwStatus", ["netweir:{down}"]).then(() => undefined, (error) => error);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await redis.kill("SIGKILL");
+    const error = await call;
+    assert.ok(error instanceof Error, "the call failed");
+    assert.equal(describe(error), "not connected to Redis", (error as Error).message);
+  } finally {
+    connection.close();
     await redis.stop();
   }
 });

@@ -10,6 +10,8 @@ import { Request } from "../../src/spider/request.ts";
 import { Spider } from "../../src/spider/spider.ts";
 import type { Logger } from "../../src/spider/types.ts";
 import { startRedis } from "../helpers/redis.ts";
+import { BAD_ENTRIES_SHOWN } from "../../src/queue/bad_entries.ts";
+import { heldEntry, hostList, pushRaw, waitingEntries } from "./_layout.ts";
 
 class Books extends Spider {
   parseBook(page: Page) {
@@ -243,9 +245,13 @@ Deno.test("what a silent process held goes back to the queue at another's heartb
       "HSET",
       `${prefix}:held:ghost`,
       "101",
-      `0\n${encodeRequest(spider, new Request({ url: url("held-1") }))}`,
+      heldEntry(0, "127.0.0.1", encodeRequest(spider, new Request({ url: url("held-1") }))),
       "102",
-      `3\n${encodeRequest(spider, new Request({ url: url("held-2"), priority: 3, callback: "parseBook" }))}`,
+      heldEntry(
+        3,
+        "127.0.0.1",
+        encodeRequest(spider, new Request({ url: url("held-2"), priority: 3, callback: "parseBook" })),
+      ),
     );
     let leases: Awaited<ReturnType<typeof frontier.lease>> = [];
     for (let i = 0; i < 40 && leases.length < 2; i++) {
@@ -296,7 +302,6 @@ Deno.test("requests a lease took whose answer never came are given back at the n
 Deno.test("entries in the queue that are not usable requests are dropped, counted in queue_bad, and the rest go on", async () => {
   const redis = await startRedis();
   const key = newKey();
-  const prefix = keyPrefix(key);
   const { frontier, log } = await open(redis.url, key);
   try {
     const entry = (fields: Record<string, unknown>) => JSON.stringify({ v: 1, url: url("x"), ...fields });
@@ -317,13 +322,18 @@ Deno.test("entries in the queue that are not usable requests are dropped, counte
       entry({ extra: "field" }),
     ];
     await frontier.push([new Request({ url: url("good-1") })]);
-    await redis.command("RPUSH", `${prefix}:q:0`, ...garbage);
+    await pushRaw(redis, key, 0, "127.0.0.1", ...garbage);
     await frontier.push([new Request({ url: url("good-2"), callback: "parseBook" })]);
     const leases = await frontier.lease(100);
     assert.deepEqual(leases.map((lease) => lease.request.url), [url("good-1"), url("good-2")]);
     assert.equal(frontier.stats().queue_bad, garbage.length);
-    assert.equal(frontier.stats().leased, 2);
-    assert.equal(log.lines.filter((line) => line.startsWith("warning dropped from the queue")).length, garbage.length);
+    // Taken from the queue: the two requests and every entry dropped as bad.
+    assert.equal(frontier.stats().leased, 2 + garbage.length);
+    // The first few one line each, the rest only counted.
+    assert.equal(
+      log.lines.filter((line) => line.startsWith("warning dropped from the queue")).length,
+      BAD_ENTRIES_SHOWN,
+    );
     // Dropped for good: nothing of them is waiting or held.
     assert.deepEqual(await frontier.status(), { waiting: 0, held: 2, processes: 1, seen: 2, queued: 2 });
   } finally {
@@ -339,16 +349,25 @@ Deno.test("queue keys that are not lists are set aside and each counted, and lea
   const { frontier } = await open(redis.url, key);
   try {
     await frontier.push([new Request({ url: url(1) })]);
-    await redis.command("SET", `${prefix}:q:7`, "garbage");
-    await redis.command("ZADD", `${prefix}:prios`, 7, "7");
-    await redis.command("HSET", `${prefix}:q:6`, "not", "a list");
-    await redis.command("ZADD", `${prefix}:prios`, 6, "6");
+    // A host's list that is a string, one that is a hash, a priority's host list that is a string, and a priority
+    // that is not a number (its requests could not be put back where they came from).
+    await pushRaw(redis, key, 7, "a.example", "x");
+    await redis.command("DEL", hostList(key, 7, "a.example"));
+    await redis.command("SET", hostList(key, 7, "a.example"), "garbage");
+    await pushRaw(redis, key, 6, "b.example", "x");
+    await redis.command("DEL", hostList(key, 6, "b.example"));
+    await redis.command("HSET", hostList(key, 6, "b.example"), "not", "a list");
+    await redis.command("SET", `${prefix}:hosts:5`, "garbage");
+    await redis.command("ZADD", `${prefix}:prios`, 5, "5");
+    await pushRaw(redis, key, "not-a-number", "c.example", JSON.stringify({ v: 1, url: url("c") }));
     await redis.command("ZADD", `${prefix}:prios`, 8, "not-a-number");
     const leases = await frontier.lease(10);
     assert.deepEqual(leases.map((lease) => lease.request.url), [url(1)]);
-    assert.equal(frontier.stats().queue_bad, 2);
-    assert.equal(await redis.command("GET", `${prefix}:bad:7`), "garbage");
-    assert.equal(await redis.command("TYPE", `${prefix}:bad:6`), "hash");
+    assert.equal(frontier.stats().queue_bad, 4);
+    assert.equal(await redis.command("GET", `${prefix}:bad:q:7:a.example`), "garbage");
+    assert.equal(await redis.command("TYPE", `${prefix}:bad:q:6:b.example`), "hash");
+    assert.equal(await redis.command("GET", `${prefix}:bad:hosts:5`), "garbage");
+    assert.equal(await redis.command("TYPE", `${prefix}:bad:hosts:not-a-number`), "list");
   } finally {
     await frontier.close();
     await redis.stop();
@@ -361,7 +380,7 @@ Deno.test("a request's own login travels with it in the queue", async () => {
   const { frontier } = await open(redis.url, key);
   try {
     await frontier.push([new Request({ url: url("own"), auth: { user: "me", password: "own-secret" } })]);
-    const stored = await redis.command("LRANGE", `${keyPrefix(key)}:q:0`, 0, -1) as string[];
+    const stored = await waitingEntries(redis, key);
     assert.equal(stored.length, 1);
     assert.deepEqual(JSON.parse(stored[0]).auth, { user: "me", password: "own-secret" });
     const [lease] = await frontier.lease(1);
@@ -406,6 +425,212 @@ Deno.test("finishing a request whose lease is gone (Redis lost its data) is warn
     assert.ok(log.lines.some((line) => /was no longer held/.test(line)), log.lines.join("\n"));
   } finally {
     await frontier.close();
+    await redis.stop();
+  }
+});
+
+Deno.test("a lease takes hosts in turn within a priority and passes over the hosts the crawl has enough of", async () => {
+  const redis = await startRedis();
+  const { frontier } = await open(redis.url, newKey());
+  try {
+    const on = (host: string, n: number, priority = 0) => new Request({ url: `http://${host}:9/${n}`, priority });
+    await frontier.push([1, 2, 3, 4, 5].map((n) => on("a.test", n)));
+    await frontier.push([1, 2, 3].map((n) => on("b.test", n)));
+    await frontier.push([on("c.test", 1, 5)]);
+    // The highest priority first; then a fair share from each host, oldest first within a host.
+    const first = await frontier.lease(4);
+    assert.deepEqual(first.map((lease) => lease.request.url), [
+      "http://c.test:9/1",
+      "http://a.test:9/1",
+      "http://a.test:9/2",
+      "http://b.test:9/1",
+    ]);
+    // This process has enough of a.test: the lease reaches b.test behind it, leaving a.test's requests in place.
+    const skipA = { skipHost: (host: string) => host === "a.test" };
+    const second = await frontier.lease(10, skipA);
+    assert.deepEqual(second.map((lease) => lease.request.url), ["http://b.test:9/2", "http://b.test:9/3"]);
+    assert.deepEqual(await frontier.lease(10, skipA), []);
+    // Hosts it holds nothing of are never passed over, whatever skipHost says of them.
+    await frontier.giveBack(first.filter((lease) => lease.request.host === "a.test"));
+    const rest = await frontier.lease(10, { skipHost: () => true });
+    assert.deepEqual(rest.map((lease) => lease.request.url), [1, 2, 3, 4, 5].map((n) => `http://a.test:9/${n}`));
+  } finally {
+    await frontier.close();
+    await redis.stop();
+  }
+});
+
+Deno.test("junk in the queue costs one decode each: a lease reaches the request behind 20,000 of them", async () => {
+  const redis = await startRedis();
+  const key = newKey();
+  const { frontier, log } = await open(redis.url, key);
+  try {
+    const junk = Array.from({ length: 20_000 }, (_, i) => `junk ${i}`);
+    for (let i = 0; i < junk.length; i += 1000) await pushRaw(redis, key, 0, "127.0.0.1", ...junk.slice(i, i + 1000));
+    await frontier.push([new Request({ url: url("behind-the-junk") })]);
+    // One lease: junk is not an empty queue, so it does not come back empty-handed while a request waits.
+    const leases = await frontier.lease(16);
+    assert.deepEqual(leases.map((lease) => lease.request.url), [url("behind-the-junk")]);
+    assert.equal(frontier.stats().queue_bad, junk.length);
+    assert.deepEqual(await frontier.status(), { waiting: 0, held: 1, processes: 1, seen: 1, queued: 1 });
+    await frontier.close();
+    const warnings = log.lines.filter((line) => line.startsWith("warning dropped"));
+    assert.equal(warnings.length, BAD_ENTRIES_SHOWN + 1, warnings.join("\n"));
+    assert.match(
+      warnings.at(-1)!,
+      new RegExp(`dropped ${junk.length - BAD_ENTRIES_SHOWN} more entries from the queue`),
+    );
+  } finally {
+    await frontier.close();
+    await redis.stop();
+  }
+});
+
+Deno.test("entries over the size, depth or header bounds are dropped as bad, the big ones without being read", async () => {
+  const redis = await startRedis();
+  const key = newKey();
+  const limits = { maxBytes: 64 * 1024, maxDepth: 16, maxHeaders: 8 };
+  const log = recordingLog();
+  const frontier = await RedisFrontier.open({
+    url: redis.url,
+    key,
+    spider: new Books(),
+    log,
+    leaseSeconds: 6,
+    idleSeconds: 1,
+    limits,
+  });
+  try {
+    const entry = (fields: Record<string, unknown>) => JSON.stringify({ v: 1, url: url("x"), ...fields });
+    const headers = Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`x-h${i}`, "1"]));
+    await pushRaw(
+      redis,
+      key,
+      0,
+      "127.0.0.1",
+      entry({ body: "x".repeat(10 * 1024 * 1024) }),
+      entry({ meta: { big: "é".repeat(40 * 1024) } }), // 80 KB in UTF-8, 40 K characters
+      // A million brackets deep (2 MB), written by hand: JSON.stringify would overflow the stack.
+      `{"v":1,"url":${JSON.stringify(url("x"))},"meta":{"a":${"[".repeat(1_000_000)}${"]".repeat(1_000_000)}}}`,
+      entry({ meta: { a: JSON.parse("[".repeat(17) + "]".repeat(17)) } }),
+      entry({ headers }),
+    );
+    await frontier.push([new Request({ url: url("fine"), meta: { a: [[[1]]] } })]);
+    const leases = await frontier.lease(16);
+    assert.deepEqual(leases.map((lease) => lease.request.url), [url("fine")]);
+    assert.equal(frontier.stats().queue_bad, 5);
+    assert.ok(log.lines.some((line) => /3 entries over 65536 bytes/.test(line)), log.lines.join("\n"));
+    // A request over the bounds is not written either: another process would only drop it.
+    await frontier.push([
+      new Request({ url: url("too-big"), body: "x".repeat(70 * 1024), method: "POST" }),
+      new Request({ url: url("too-deep"), meta: { a: JSON.parse("[".repeat(20) + "]".repeat(20)) } }),
+      new Request({ url: url("too-many-headers"), headers }),
+    ]);
+    assert.equal(frontier.stats()["dropped.unqueueable"], 3);
+    assert.equal((await frontier.status()).waiting, 0);
+  } finally {
+    await frontier.close();
+    await redis.stop();
+  }
+});
+
+Deno.test("an entry whose URL is not valid UTF-8 is dropped as bad, not fetched with replacement characters", async () => {
+  const redis = await startRedis();
+  const key = newKey();
+  const { frontier } = await open(redis.url, key);
+  try {
+    await pushRaw(redis, key, 0, "127.0.0.1", JSON.stringify({ v: 1, url: url("first") }));
+    // Bytes 0xff 0xfe in the path, written as raw bytes by a script (a JSON string cannot hold them).
+    await redis.command(
+      "EVAL",
+      `redis.call('RPUSH', KEYS[1], '{"v":1,"url":"http://127.0.0.1:9/page/\\255\\254"}')`,
+      1,
+      hostList(key, 0, "127.0.0.1"),
+    );
+    const leases = await frontier.lease(10);
+    assert.deepEqual(leases.map((lease) => lease.request.url), [url("first")]);
+    assert.equal(frontier.stats().queue_bad, 1);
+  } finally {
+    await frontier.close();
+    await redis.stop();
+  }
+});
+
+Deno.test("with crawl-wide politeness, min_delay and a Crawl-delay one process found hold for every process", async () => {
+  const redis = await startRedis();
+  const key = newKey();
+  const polite = (minDelay: number) =>
+    RedisFrontier.open({
+      url: redis.url,
+      key,
+      spider: new Books(),
+      log: recordingLog(),
+      leaseSeconds: 6,
+      idleSeconds: 1,
+      politeness: { perDomain: 8, minDelay },
+    });
+  const a = await polite(0.5);
+  const b = await polite(0.5);
+  try {
+    const on = (host: string, n: number) => new Request({ url: `http://${host}:9/${n}` });
+    await a.push([on("slow.test", 1), on("fast.test", 1)]);
+    assert.equal((await a.lease(10)).length, 2);
+    // Each host's next request is half a second away, for every process.
+    await a.push([on("slow.test", 2), on("fast.test", 2), on("fast.test", 3)]);
+    assert.deepEqual(await b.lease(10), [], "not due yet, for the other process either");
+    // a has found a Crawl-delay of 30 s for slow.test: it tells the crawl with its next lease, and the crawl waits
+    // that long from slow.test's last start.
+    assert.deepEqual(await a.lease(10, { crawlDelay: (host) => host === "slow.test" ? 30 : 0 }), []);
+    let later: Awaited<ReturnType<typeof b.lease>> = [];
+    for (let i = 0; i < 50 && later.length === 0; i++) {
+      await sleep(100);
+      later = await b.lease(10);
+    }
+    // Both of fast.test's, taken together (the process that takes them starts them half a second apart); none of
+    // slow.test's, which waits 30 s from its last start.
+    assert.deepEqual(later.map((lease) => lease.request.url), ["http://fast.test:9/2", "http://fast.test:9/3"]);
+    await sleep(600);
+    assert.deepEqual(await b.lease(10), []);
+    assert.equal(await redis.command("HGET", `${keyPrefix(key)}:delay`, "slow.test"), "30000");
+  } finally {
+    await a.close();
+    await b.close();
+    await redis.stop();
+  }
+});
+
+Deno.test("links a process has pushed or leased before are not sent to Redis again; other processes' are", async () => {
+  const redis = await startRedis();
+  const key = newKey();
+  const { frontier: a } = await open(redis.url, key);
+  const { frontier: b } = await open(redis.url, key);
+  try {
+    const links = Array.from({ length: 100 }, (_, i) => new Request({ url: url(`link-${i}`) }));
+    await a.push([new Request({ url: url("start") }), ...links]);
+    const hsets = async () => {
+      const info = String(await redis.command("INFO", "commandstats"));
+      return Number(/cmdstat_hset:calls=(\d+)/.exec(info)?.[1] ?? 0);
+    };
+    const [page] = await a.lease(1);
+    const before = await hsets();
+    // a pushed all hundred: finishing a page that links to them again asks the filter about none of them.
+    await a.finish(page, links);
+    // One HSET: the held entry of the lease that follows, nothing for the links.
+    await a.lease(1);
+    assert.equal(await hsets() - before, 1);
+    // b has only seen the one it leased (link-1): it asks about the other 99 and the new one, and Redis's filter
+    // still leaves the 99 out.
+    const [other] = await b.lease(1);
+    assert.equal(other.request.url, url("link-1"));
+    const beforeB = await hsets();
+    await b.finish(other, [...links, new Request({ url: url("new") })]);
+    assert.equal(await hsets() - beforeB, 100);
+    assert.equal((await b.status()).seen, 102);
+    // A dontFilter request always goes.
+    assert.equal(await a.push([new Request({ url: url("link-1"), dontFilter: true })]), 1);
+  } finally {
+    await a.close();
+    await b.close();
     await redis.stop();
   }
 });

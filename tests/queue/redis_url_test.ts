@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { checkQueueKey, parseRedisUrl } from "../../src/queue/redis_url.ts";
+import { checkQueueKey, maskQueueUrl, parseRedisUrl } from "../../src/queue/redis_url.ts";
 
 Deno.test("redis:// URLs give host, port, database and login", () => {
   assert.deepEqual(parseRedisUrl("redis://10.0.0.5:6380/2"), {
@@ -18,6 +18,18 @@ Deno.test("redis:// URLs give host, port, database and login", () => {
   });
   assert.equal(parseRedisUrl("redis://crawler:pw@[::1]:7000/0").host, "::1");
   assert.equal(parseRedisUrl("redis://crawler:pw@[::1]:7000/0").username, "crawler");
+});
+
+Deno.test("rediss:// URLs are redis:// over TLS, with files for a private CA and a client certificate", () => {
+  assert.deepEqual(parseRedisUrl("rediss://:pw@redis.example:6380/1?ca=/etc/ca.pem&cert=/c.pem&key=/k.pem"), {
+    host: "redis.example",
+    port: 6380,
+    db: 1,
+    username: undefined,
+    password: "pw",
+    tls: { ca: "/etc/ca.pem", cert: "/c.pem", key: "/k.pem" },
+  });
+  assert.deepEqual(parseRedisUrl("rediss://redis.example").tls, {});
 });
 
 Deno.test("redis+unix:// URLs give the socket path, database and password", () => {
@@ -43,7 +55,8 @@ Deno.test("unix sockets are refused on Windows", () => {
 Deno.test("URLs that are not a single plain Redis are refused with a TypeError that hides the password", () => {
   const cases: Array<[string, RegExp]> = [
     ["http://127.0.0.1:6379/0", /http:\/\/ is not a Redis URL/],
-    ["rediss://:pw@127.0.0.1:6379/0", /TLS to Redis \(rediss:\/\/\) is not supported yet/],
+    ["rediss://:pw@127.0.0.1:6379/0?cert=/c.pem", /a client certificate needs both cert= and key=/],
+    ["rediss://:pw@127.0.0.1:6379/0?ca=", /the ca parameter names no file/],
     ["redis-sentinel://127.0.0.1:26379", /Sentinel is not supported/],
     ["redis-cluster://127.0.0.1:7000", /Cluster is not supported/],
     ["redis://:pw@127.0.0.1:6379/zero", /the database must be a number/],
@@ -66,4 +79,24 @@ Deno.test("a queue key must be non-empty, printable and short", () => {
   assert.throws(() => checkQueueKey("two words"), TypeError);
   assert.throws(() => checkQueueKey("bell\x07"), TypeError);
   assert.throws(() => checkQueueKey("k".repeat(201)), TypeError);
+});
+
+Deno.test("a password that breaks the URL (/ ? # a space, a bad %-escape) is hidden in the refusal too", () => {
+  const secrets = ["pa/ss", "pa?ss", "pa#ss", "pa ss/x", "pa%zzss", "p@ss/word"];
+  for (const secret of secrets) {
+    for (const url of [`redis://:${secret}@127.0.0.1:1/0`, `redis://user:${secret}@127.0.0.1:1/0`]) {
+      let message = "";
+      try {
+        parseRedisUrl(url);
+      } catch (error) {
+        assert.ok(error instanceof TypeError, url);
+        message = (error as Error).message;
+      }
+      assert.notEqual(message, "", `${url} was accepted`);
+      assert.ok(!message.includes(secret) && !message.includes("ss@"), `${url}: ${message}`);
+      assert.match(message, /^queue URL redis:\/\/(user)?:\*\*\*@/);
+    }
+  }
+  assert.equal(maskQueueUrl("redis+unix:///run/r.sock?db=1&pass=a/b"), "redis+unix:///run/r.sock?db=1&pass=***");
+  assert.equal(maskQueueUrl("redis+unix:///r.sock?pass=a%zz b"), "redis+unix:///r.sock?pass=***");
 });

@@ -1,0 +1,71 @@
+/**
+ * The HTTP clients of a downloader, one per proxy ("" for direct), kept to a bound. Every distinct proxy URL has a
+ * client of its own (a connection pool), and a request's meta `proxy` can name any proxy at all: a queue with
+ * thousands of them would otherwise keep a pool open for each, for ever. Past the bound, the client used least
+ * recently that no request is using is closed; one in use is never closed under a request.
+ */
+import { runtime } from "../runtime/mod.ts";
+import type { HttpClient } from "../runtime/types.ts";
+
+/** Clients kept open at most, unless more are in use at once. */
+export const MAX_CLIENTS = 64;
+
+interface Entry {
+  client: HttpClient;
+  /** Requests using it now. */
+  users: number;
+}
+
+export class ClientPool {
+  /** In order of last use, least recent first (a Map keeps insertion order; a use moves the key to the end). */
+  readonly #entries = new Map<string, Entry>();
+  readonly #max: number;
+
+  constructor(max = MAX_CLIENTS) {
+    this.#max = max;
+  }
+
+  /** How many clients are open. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** The client for `proxy` (undefined: direct), held until `release` is called. */
+  acquire(proxy: string | undefined): { client: HttpClient; release: () => void } {
+    const key = proxy ?? "";
+    let entry = this.#entries.get(key);
+    if (entry) this.#entries.delete(key);
+    else entry = { client: runtime.httpClient(proxy ? { proxy } : {}), users: 0 };
+    this.#entries.set(key, entry);
+    entry.users++;
+    this.#evict();
+    const held = entry;
+    let released = false;
+    return {
+      client: held.client,
+      release: () => {
+        if (released) return;
+        released = true;
+        held.users--;
+        this.#evict();
+      },
+    };
+  }
+
+  /** Closes idle clients, least recently used first, until the pool is within its bound (or all left are in use). */
+  #evict(): void {
+    if (this.#entries.size <= this.#max) return;
+    for (const [key, entry] of this.#entries) {
+      if (this.#entries.size <= this.#max) break;
+      if (entry.users > 0) continue;
+      this.#entries.delete(key);
+      entry.client.close();
+    }
+  }
+
+  /** Closes every client. */
+  close(): void {
+    for (const entry of this.#entries.values()) entry.client.close();
+    this.#entries.clear();
+  }
+}
