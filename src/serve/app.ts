@@ -8,14 +8,22 @@ import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { maskSecrets } from "../log.ts";
 import type { Logger } from "../spider/types.ts";
+import { jsonAnswer } from "./answer.ts";
 import { fileResponse } from "./file_response.ts";
 import { isServeName } from "./names.ts";
-import { checkSchedule, isRefusal, requiredParam, ScheduleError } from "./schedule.ts";
+import { checkSchedule, isRefusal, optionalName, requiredName, ScheduleError } from "./schedule.ts";
 import { listedJobs } from "./scrapyd_format.ts";
 import { type BasicAuth, security } from "./security.ts";
 import { readJobStats } from "./stats.ts";
 import { renderStatusPage, STATUS_PAGE_CSP } from "./status_page.ts";
-import { JobExistsError, type JobRecord, type JobService, type ProjectRegistry, type ServePaths } from "./types.ts";
+import {
+  type CancelSignal,
+  JobExistsError,
+  type JobRecord,
+  type JobService,
+  type ProjectRegistry,
+  type ServePaths,
+} from "./types.ts";
 
 export interface AppOptions {
   jobs: JobService;
@@ -62,10 +70,27 @@ async function withNodeName(response: Response, nodeName: string): Promise<Respo
   const json = (response.headers.get("content-type") ?? "").startsWith("application/json");
   if (response.ok || response.status === 304 || !json) return response;
   const answer = await response.json();
-  return new Response(JSON.stringify({ node_name: nodeName, ...answer }), {
-    status: response.status,
-    headers: response.headers,
-  });
+  return jsonAnswer({ node_name: nodeName, ...answer }, response.status, Object.fromEntries(response.headers));
+}
+
+/** cancel.json's `signal`, as scrapyd takes it: a name with or without SIG, any case, or its number. */
+const SIGNALS: Readonly<Record<string, CancelSignal>> = {
+  INT: "INT",
+  "2": "INT",
+  TERM: "TERM",
+  "15": "TERM",
+  KILL: "KILL",
+  "9": "KILL",
+};
+
+function cancelSignal(params: URLSearchParams): CancelSignal {
+  const given = params.get("signal");
+  if (given === null || given === "") return "INT";
+  const found = SIGNALS[given.trim().toUpperCase().replace(/^SIG/, "")];
+  if (!found) {
+    throw new ScheduleError(`'signal' parameter is invalid: ${JSON.stringify(given)} is not INT, TERM or KILL`);
+  }
+  return found;
 }
 
 /**
@@ -78,8 +103,8 @@ async function withNodeName(response: Response, nodeName: string): Promise<Respo
 export function createApp(options: AppOptions): Hono {
   const { jobs, registry, paths, nodeName, log } = options;
   const app = new Hono();
-  const error = (c: Context, message: string, status: 200 | 404 | 405 | 413 | 500 = 200) =>
-    c.json({ node_name: nodeName, status: "error", message: maskSecrets(message) }, status);
+  const error = (_c: Context, message: string, status: 200 | 404 | 405 | 413 | 500 = 200, headers = {}) =>
+    jsonAnswer({ node_name: nodeName, status: "error", message: maskSecrets(message) }, status, headers);
 
   app.use("*", security({ loopback: options.loopback, auth: options.auth, nodeName }));
   app.use(
@@ -90,17 +115,22 @@ export function createApp(options: AppOptions): Hono {
     }),
   );
 
-  /** A scrapyd endpoint: its method (GET also answers HEAD), its parameters, its answer or its error. */
+  /**
+   * A scrapyd endpoint: its method (GET also answers HEAD), its parameters, its answer or its error. OPTIONS answers
+   * 204 with the methods in `Allow`, as scrapyd's endpoints do (a browser's preflight carries an Origin header and
+   * never gets this far).
+   */
   const endpoint = (name: string, method: "GET" | "POST" | "ANY", handler: Handler) => {
     app.all(`/${name}`, async (c) => {
       const allowed = method === "GET" ? ["GET", "HEAD"] : method === "POST" ? ["POST"] : undefined;
+      const allow = [...(allowed ?? ["GET", "HEAD", "POST"]), "OPTIONS"].join(", ");
+      if (c.req.method === "OPTIONS") return new Response(null, { status: 204, headers: { Allow: allow } });
       if (allowed && !allowed.includes(c.req.method)) {
-        c.header("Allow", allowed.join(", "));
-        return error(c, `${name} takes ${method} requests, not ${c.req.method}`, 405);
+        return error(c, `${name} takes ${method} requests, not ${c.req.method}`, 405, { Allow: allow });
       }
       try {
         const answer = await handler(await requestParams(c.req.raw), c);
-        return c.json({ node_name: nodeName, status: "ok", ...answer });
+        return jsonAnswer({ node_name: nodeName, status: "ok", ...answer });
       } catch (thrown) {
         if (isRefusal(thrown)) return error(c, thrown.message);
         throw thrown;
@@ -108,12 +138,13 @@ export function createApp(options: AppOptions): Hono {
     });
   };
 
-  const project = (params: URLSearchParams) => {
-    const name = requiredParam(params, "project");
+  /** The served project a name stands for, or scrapyd's refusal. */
+  const projectNamed = (name: string) => {
     const found = registry.get(name);
     if (!found) throw new ScheduleError(`project '${name}' not found`);
     return found;
   };
+  const project = (params: URLSearchParams) => projectNamed(requiredName(params, "project"));
 
   endpoint("daemonstatus.json", "GET", () => {
     const counts = { pending: 0, running: 0, finished: 0 };
@@ -124,7 +155,7 @@ export function createApp(options: AppOptions): Hono {
   endpoint("listprojects.json", "GET", () => ({ projects: registry.names() }));
 
   endpoint("listversions.json", "GET", (params) => {
-    requiredParam(params, "project");
+    requiredName(params, "project");
     return { versions: [] };
   });
 
@@ -152,8 +183,8 @@ export function createApp(options: AppOptions): Hono {
 
   endpoint("cancel.json", "POST", (params) => {
     const { name } = project(params);
-    const id = requiredParam(params, "job");
-    const state = jobs.cancel(name, id);
+    const id = requiredName(params, "job");
+    const state = jobs.cancel(name, id, cancelSignal(params));
     // As scrapyd: the state a cancel took the job out of, null when there was nothing to cancel (no such job in
     // the project, or one already finished).
     const prevstate = state === "pending" || state === "running" ? state : null;
@@ -162,17 +193,25 @@ export function createApp(options: AppOptions): Hono {
   });
 
   endpoint("listjobs.json", "GET", (params) => {
-    const given = params.get("project");
-    return listedJobs(jobs.list(given ? project(params).name : undefined));
+    const given = optionalName(params, "project");
+    return listedJobs(jobs.list(given === undefined ? undefined : projectNamed(given).name));
   });
 
-  endpoint("jobstats.json", "GET", async (params) => {
-    const id = requiredParam(params, "job");
+  /** The job `job` names, within `project` when that is given; undefined when there is none. */
+  const jobOf = (params: URLSearchParams): JobRecord | undefined => {
+    const id = requiredName(params, "job");
+    const given = optionalName(params, "project");
+    if (given !== undefined) projectNamed(given);
     const job = jobs.get(id.toLowerCase());
-    const given = params.get("project");
-    if (!job || (given && given.toLowerCase() !== job.project.toLowerCase())) {
-      throw new ScheduleError(`job '${id}' not found`);
-    }
+    return job && (given === undefined || given.toLowerCase() === job.project.toLowerCase()) ? job : undefined;
+  };
+
+  // scrapyd 1.5's status.json: where a job is; "unknown" for one this service has never had or has forgotten.
+  endpoint("status.json", "GET", (params) => ({ currstate: jobOf(params)?.state ?? "unknown" }));
+
+  endpoint("jobstats.json", "GET", async (params) => {
+    const job = jobOf(params);
+    if (!job) throw new ScheduleError(`job '${params.get("job")}' not found`);
     const stats = await readJobStats(paths.statsFile(job));
     return { job: job.id, project: job.project, spider: job.spider, state: job.state, outcome: job.outcome, stats };
   });

@@ -10,7 +10,7 @@ import { dirname, resolve } from "node:path";
 import type { Logger } from "../spider/types.ts";
 import type { JobCounts, JobStore } from "./job_store.ts";
 import { type GroupProcess, type ProcessExit, startProcessGroup } from "./process_group.ts";
-import type { JobOutcome, JobRecord, JobService, JobState, NewJob, ServePaths } from "./types.ts";
+import type { CancelSignal, JobOutcome, JobRecord, JobService, JobState, NewJob, ServePaths } from "./types.ts";
 
 /** How the runner starts `netweir`: an executable and its leading arguments (runtime.selfCommand(cli.ts)). */
 export interface CliCommand {
@@ -123,7 +123,7 @@ export class JobRunner implements JobService {
     return this.#store.get(record.id) ?? record;
   }
 
-  cancel(project: string, id: string): JobState | undefined {
+  cancel(project: string, id: string, signal: CancelSignal = "INT"): JobState | undefined {
     const job = this.#store.get(id);
     if (!job || job.project.toLowerCase() !== project.toLowerCase()) return undefined;
     if (job.state === "pending") {
@@ -134,7 +134,7 @@ export class JobRunner implements JobService {
       this.#prune();
     } else if (job.state === "running") {
       const running = this.#running.get(job.id);
-      if (running) this.#stop(running);
+      if (running) this.#stop(running, signal);
     }
     return job.state;
   }
@@ -184,23 +184,29 @@ export class JobRunner implements JobService {
     }
   }
 
-  /** First call: SIGINT, and SIGKILL to the group after the grace period. Any later call: SIGKILL now. */
-  #stop(running: RunningJob): void {
+  /**
+   * First call: SIGINT (or SIGTERM), and SIGKILL to the job's processes after the grace period. KILL, or any later
+   * call: SIGKILL now.
+   */
+  #stop(running: RunningJob, signal: CancelSignal = "INT"): void {
     const { record, crawl } = running;
-    if (running.cancelled) {
+    if (running.cancelled || signal === "KILL") {
       clearTimeout(running.graceTimer);
-      this.#note(record, "WARNING", "cancelled again: killing the crawl and every process it started");
+      const why = running.cancelled ? "cancelled again" : "cancelled with signal KILL";
+      running.cancelled = true;
+      this.#note(record, "WARNING", `${why}: killing the crawl and every process it started`);
       crawl.kill();
       return;
     }
     running.cancelled = true;
-    this.#note(record, "INFO", "cancelled: stopping the crawl (SIGINT)");
-    crawl.interrupt();
+    const name = signal === "TERM" ? "SIGTERM" : "SIGINT";
+    this.#note(record, "INFO", `cancelled: stopping the crawl (${name})`);
+    crawl.interrupt(name);
     running.graceTimer = setTimeout(() => {
       this.#note(
         record,
         "WARNING",
-        `still running ${this.#graceMs / 1000} s after SIGINT: killing the crawl and every process it started`,
+        `still running ${this.#graceMs / 1000} s after ${name}: killing the crawl and every process it started`,
       );
       crawl.kill();
     }, this.#graceMs);

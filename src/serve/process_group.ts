@@ -9,7 +9,7 @@
 import { spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
-import { runtime } from "../runtime/mod.ts";
+import { runtime, type StopSignal } from "../runtime/mod.ts";
 
 /** How a process ended: its exit code, or the signal that ended it, or why it could not start. */
 export interface ProcessExit {
@@ -34,8 +34,8 @@ export interface GroupProcess {
   readonly pid: number | undefined;
   /** Resolves (never rejects) when it has exited; anything left in its group has been sent SIGKILL by then. */
   readonly exited: Promise<ProcessExit>;
-  /** SIGINT to the process alone, as Ctrl-C would stop `netweir crawl`. False once it has exited. */
-  interrupt(): boolean;
+  /** SIGINT (or SIGTERM) to the process alone, as Ctrl-C would stop `netweir crawl`. False once it has exited. */
+  interrupt(signal?: StopSignal): boolean;
   /** SIGKILL to every process in the group. False once none is left. */
   kill(): boolean;
 }
@@ -97,7 +97,7 @@ export function startProcessGroup(options: ProcessGroupOptions): GroupProcess {
   return {
     pid,
     exited,
-    interrupt: () => running && pid !== undefined && runtime.signalProcess(pid, "SIGINT"),
+    interrupt: (signal: StopSignal = "SIGINT") => running && pid !== undefined && runtime.signalProcess(pid, signal),
     // Not once it has exited and its group was killed: the id may by now belong to someone else.
     kill: () => running && pid !== undefined && runtime.killProcessGroup(pid, "SIGKILL"),
   };

@@ -51,6 +51,25 @@ export function requiredParam(params: URLSearchParams, name: string): string {
   return value;
 }
 
+/** A parameter naming a project, spider or job, refused with the parameter's name when it breaks the name rule. */
+function checkedName(param: string, value: string): string {
+  if (!isServeName(value)) {
+    throw new ScheduleError(`'${param}' parameter is invalid: ${JSON.stringify(value)} must be ${NAME_RULE}`);
+  }
+  return value;
+}
+
+/** A required project, spider or job name: missing and malformed are refused alike, before anything looks it up. */
+export function requiredName(params: URLSearchParams, name: string): string {
+  return checkedName(name, requiredParam(params, name));
+}
+
+/** An optional project or job name: undefined when absent or empty, refused when malformed. */
+export function optionalName(params: URLSearchParams, name: string): string | undefined {
+  const value = params.get(name);
+  return value === null || value === "" ? undefined : checkedName(name, value);
+}
+
 /** A new job id: 32 hex digits, like scrapyd's. */
 function randomJobId(): string {
   return crypto.randomUUID().replaceAll("-", "");
@@ -133,8 +152,8 @@ function checkArguments(params: URLSearchParams): string[] {
  *   exist, has the wrong type, or fails a start-of-crawl check on top of the spider's own settings.
  */
 export async function checkSchedule(params: URLSearchParams, context: ScheduleContext): Promise<NewJob> {
-  const projectName = requiredParam(params, "project");
-  const spiderName = requiredParam(params, "spider");
+  const projectName = requiredName(params, "project");
+  const spiderName = requiredName(params, "spider");
   const project = context.registry.get(projectName);
   if (!project) throw new ScheduleError(`project '${projectName}' not found`);
   const version = params.get("_version");

@@ -210,11 +210,11 @@ Deno.test("POST endpoints refuse GET and GET endpoints refuse POST, with 405 and
   await withApp({}, async ({ app, jobs }) => {
     const get = await app.request("/schedule.json?project=news&spider=feeds");
     assert.equal(get.status, 405);
-    assert.equal(get.headers.get("allow"), "POST");
+    assert.equal(get.headers.get("allow"), "POST, OPTIONS");
     assert.equal((await get.json()).status, "error");
     const postList = await app.request("/listjobs.json", post([]));
     assert.equal(postList.status, 405);
-    assert.equal(postList.headers.get("allow"), "GET, HEAD");
+    assert.equal(postList.headers.get("allow"), "GET, HEAD, OPTIONS");
     assert.equal((await app.request("/daemonstatus.json", { method: "HEAD" })).status, 200);
     assert.deepEqual(jobs.list(), []);
   });

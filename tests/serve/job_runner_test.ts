@@ -286,3 +286,30 @@ Deno.test("job ids ignore case when scheduling, looking up and cancelling", asyn
     assert.equal((await runner.whenFinished("job1"))?.outcome, "cancelled");
   });
 });
+
+Deno.test("cancel with signal KILL kills a job and its children at once, without waiting for the grace period", async () => {
+  await withService({ graceMs: 10 * 60_000 }, async ({ runner, paths }, _dir, project) => {
+    runner.schedule(fakeJob("stubborn", project, ["sigint=ignore", "child=1", `wait_for=${join(project, "never")}`]));
+    const log = paths.logFile(key("stubborn"));
+    const childPid = Number((await waitForText(log, /child ready pid=(\d+)/))[1]);
+    await waitForText(log, /^ready/m);
+    assert.equal(runner.cancel("shop", "stubborn", "KILL"), "running");
+    const job = await waitUntil("the job to end", () => runner.whenFinished("stubborn"), 30_000);
+    assert.equal(job.outcome, "cancelled");
+    const text = await readFile(log, "utf8");
+    assert.match(text, /cancelled with signal KILL: killing the crawl and every process it started/);
+    assert.doesNotMatch(text, /ignoring SIGINT/, "no SIGINT was sent first");
+    await waitUntil(`child ${childPid} to be gone`, async () => await processGone(childPid) || undefined);
+  });
+});
+
+Deno.test("cancel with signal TERM sends the crawl SIGTERM rather than SIGINT", async () => {
+  await withService({}, async ({ runner, paths }, _dir, project) => {
+    runner.schedule(fakeJob("termed", project, [`wait_for=${join(project, "never")}`]));
+    await waitForText(paths.logFile(key("termed")), /^ready/m);
+    assert.equal(runner.cancel("shop", "termed", "TERM"), "running");
+    assert.equal((await runner.whenFinished("termed"))?.outcome, "cancelled");
+    assert.equal(JSON.parse(await readFile(paths.statsFile(key("termed")), "utf8")).finish_reason, "sigterm");
+    assert.match(await readFile(paths.logFile(key("termed")), "utf8"), /stopping the crawl \(SIGTERM\)/);
+  });
+});
