@@ -10,6 +10,7 @@ import { spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { runtime, type StopSignal } from "../runtime/mod.ts";
+import { spiderEnvironment } from "./child_env.ts";
 
 /** How a process ended: its exit code, or the signal that ended it, or why it could not start. */
 export interface ProcessExit {
@@ -53,15 +54,6 @@ function killQuietly(pgid: number): void {
  * The child gets the log file itself, not a pipe, so it does not depend on this process: if the service is
  * killed, the job runs on to its end and its log is complete. Throws if the log file cannot be opened.
  */
-/** Variables a job never inherits: the service's own login. A spider has no business reading it. */
-const PRIVATE_VARIABLES = ["NETWEIR_SERVE_USERNAME", "NETWEIR_SERVE_PASSWORD"];
-
-function jobEnvironment(): Record<string, string> {
-  const environment = runtime.environment();
-  for (const name of PRIVATE_VARIABLES) delete environment[name];
-  return environment;
-}
-
 export function startProcessGroup(options: ProcessGroupOptions): GroupProcess {
   mkdirSync(dirname(options.logFile), { recursive: true });
   const fd = openSync(options.logFile, "a");
@@ -69,7 +61,7 @@ export function startProcessGroup(options: ProcessGroupOptions): GroupProcess {
   try {
     child = spawn(options.command, options.args, {
       cwd: options.cwd,
-      env: jobEnvironment(),
+      env: spiderEnvironment(),
       detached: true,
       stdio: ["ignore", fd, fd],
     });

@@ -172,11 +172,7 @@ export async function checkSchedule(params: URLSearchParams, context: ScheduleCo
   }
   // Only now the spider files are read (a process each): everything refused above was cheaper to refuse.
   const spider = await findSpider(context.registry, project.name, spiderName);
-  if (!isServeName(spider.name)) {
-    throw new ScheduleError(
-      `spider ${JSON.stringify(spider.name)} can't be run as a job: its name must be ${NAME_RULE}`,
-    );
-  }
+  // Its name is the `spider` parameter, which has passed the name rule: it can be a folder name.
   // As `-s` applies them: over the spider's own settings, with its own profiles known.
   let resolved;
   const overrides = Settings.fromPairs(settings);

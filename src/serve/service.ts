@@ -61,6 +61,8 @@ export async function startService(options: ServeOptions, log: Logger): Promise<
     throw error;
   }
   jobs.start(); // only now: a start that could not listen must leave waiting jobs waiting
+  // Read every project's spider files now, in the background, so the first schedule doesn't pay for it.
+  for (const name of registry.names()) void registry.spiders(name).catch(() => {});
   if (!loopback && options.username === undefined) log.warning(INSECURE_WARNING);
   const host = server.hostname.includes(":") ? `[${server.hostname}]` : server.hostname;
   const url = `http://${host}:${server.port}/`;
