@@ -3,6 +3,7 @@
  * status on every answer), Netweir's jobstats.json, logs and items by Range, and the status page. Every route sits
  * behind {@link security}. Parameters come from the query string and a form body alike, for GET and POST.
  */
+import { join } from "node:path";
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
@@ -10,12 +11,15 @@ import { maskSecrets } from "../log.ts";
 import type { Logger } from "../spider/types.ts";
 import { jsonAnswer } from "./answer.ts";
 import { fileResponse } from "./file_response.ts";
+import { renderJobsPage } from "./jobs_page.ts";
+import { renderListing } from "./listing.ts";
 import { isServeName } from "./names.ts";
 import { checkSchedule, isRefusal, optionalName, requiredName, ScheduleError } from "./schedule.ts";
 import { listedJobs } from "./scrapyd_format.ts";
 import { type BasicAuth, security } from "./security.ts";
 import { readJobStats } from "./stats.ts";
-import { renderStatusPage, STATUS_PAGE_CSP } from "./status_page.ts";
+import { PAGE_CSP } from "./html.ts";
+import { renderStatusPage } from "./status_page.ts";
 import {
   type CancelSignal,
   JobExistsError,
@@ -257,6 +261,24 @@ export function createApp(options: AppOptions): Hono {
     return withNodeName(items, nodeName);
   });
 
+  /** An HTML page with the service's CSP: no script, nothing loaded from elsewhere, no form sent. */
+  const page = (c: Context, html: string) =>
+    c.html(html, 200, { "Content-Security-Policy": PAGE_CSP, "Cache-Control": "no-store" });
+
+  app.get("/jobs", (c) => page(c, renderJobsPage(jobs.list())));
+
+  // scrapyd's listings of logs and items, down to the files (listing.ts); the files themselves are the routes above.
+  for (const [base, root] of [["/logs", join(paths.dir, "logs")], ["/items", join(paths.dir, "items")]]) {
+    app.get(base, (c) => c.redirect(`${base}/`, 301));
+    const listing = async (c: Context, parts: string[]) => {
+      const html = await renderListing(root, base, parts);
+      return html === undefined ? error(c, "no such folder", 404) : page(c, html);
+    };
+    app.get(`${base}/`, (c) => listing(c, []));
+    app.get(`${base}/:project/`, (c) => listing(c, [c.req.param("project")]));
+    app.get(`${base}/:project/:spider/`, (c) => listing(c, [c.req.param("project"), c.req.param("spider")]));
+  }
+
   app.get("/", async (c) => {
     const all = jobs.list();
     const stats = new Map<string, Record<string, unknown> | null>();
@@ -265,8 +287,7 @@ export function createApp(options: AppOptions): Hono {
         stats.set(job.id, await readJobStats(paths.statsFile(job)));
       }),
     );
-    const html = renderStatusPage({ nodeName, projects: registry.names(), jobs: all, stats });
-    return c.html(html, 200, { "Content-Security-Policy": STATUS_PAGE_CSP, "Cache-Control": "no-store" });
+    return page(c, renderStatusPage({ nodeName, projects: registry.names(), jobs: all, stats }));
   });
 
   app.notFound((c) => error(c, `no such endpoint: ${new URL(c.req.url).pathname}`, 404));

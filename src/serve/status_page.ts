@@ -3,6 +3,7 @@
  * far. Server-rendered and reloaded every 5 seconds (as often as a job writes its stats); no script, no external
  * asset, and every text from a job or a spider escaped.
  */
+import { escapeHtml } from "./html.ts";
 import { itemsUrl, logUrl, scrapydTime } from "./scrapyd_format.ts";
 import type { JobRecord } from "./types.ts";
 
@@ -13,17 +14,6 @@ export interface StatusPageData {
   jobs: readonly JobRecord[];
   /** Stats of running jobs by job id (null while a job has written none). */
   stats: ReadonlyMap<string, Record<string, unknown> | null>;
-}
-
-/** The Content-Security-Policy the page is served with: inline style and nothing else. */
-export const STATUS_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; " +
-  "frame-ancestors 'none'";
-
-const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-
-/** Text made safe for HTML content and quoted attributes. */
-export function escapeHtml(value: unknown): string {
-  return String(value ?? "").replace(/[&<>"']/g, (ch) => ESCAPES[ch]);
 }
 
 /** Seconds as "1 h 02 min", "3 min 05 s" or "12 s". */
@@ -103,6 +93,8 @@ export function renderStatusPage(data: StatusPageData): string {
 </head>
 <body>
 <h1>netweir serve <span class="dim">on ${escapeHtml(data.nodeName)}</span></h1>
+<nav><a href="/jobs">Jobs</a> · <a href="/logs/">Logs</a> · <a href="/items/">Items</a>
+<span class="dim">(scrapyd's pages, for dashboards that read them)</span></nav>
 <p>${running.length} running · ${pending.length} waiting · ${finished.length} finished. Projects: ${projects}.
 <span class="dim">This page reloads every 5 seconds.</span></p>
 ${
