@@ -12,6 +12,7 @@ import { type CliOutput, processOutput } from "./output.ts";
 import { addQueueCommand } from "./queue_command.ts";
 import { addServeCommand } from "./serve_command.ts";
 import { addServeInspectCommand } from "./serve_inspect.ts";
+import { addServeJobCommand } from "./serve_job.ts";
 import { addStartProjectCommand } from "./startproject.ts";
 import { addVersionCommand, versionText } from "./version.ts";
 
@@ -47,6 +48,7 @@ export function createProgram(context: CommandContext, options: ProgramOptions =
   addQueueCommand(program, context);
   addServeCommand(program, context);
   addServeInspectCommand(program);
+  addServeJobCommand(program, context);
   return program;
 }
 

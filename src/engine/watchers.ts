@@ -1,6 +1,7 @@
 /**
  * Timers around a running crawl: the time and memory limits, the stats file every statsInterval seconds (the job
- * server reads it), and the live progress line on a terminal.
+ * server reads it), and the live progress line on a terminal or, without one, a progress line in the log every
+ * logInterval seconds.
  */
 import { rename, writeFile } from "node:fs/promises";
 import { runtime } from "../runtime/mod.ts";
@@ -8,7 +9,7 @@ import type { Frontier } from "../queue/frontier.ts";
 import type { Logger } from "../spider/types.ts";
 import type { Crawl } from "./crawl.ts";
 import { memoryLimitReached } from "./limits.ts";
-import { formatProgress } from "./progress.ts";
+import { formatLogStats, formatProgress } from "./progress.ts";
 
 const TICK_MS = 1000;
 
@@ -47,6 +48,27 @@ export function startWatchers(crawl: Crawl, frontier: Frontier, log: Logger): { 
         }).catch(() => {});
       }
     }, TICK_MS));
+  }
+  if (!showProgress) {
+    // No live line (a file, a pipe, a job of netweir serve): a line in the log every logInterval seconds instead,
+    // the first at once, so a log that is being written shows the crawl is alive.
+    let last = { pages: 0, items: 0, at: Date.now() };
+    const logStats = () => {
+      if (crawl.stopReason !== null) return;
+      const now = { pages: crawl.stats.get("pages"), items: crawl.stats.get("items"), at: Date.now() };
+      const perMinute = 60_000 / (now.at - last.at || 1);
+      log.info(
+        formatLogStats(
+          now.pages,
+          now.items,
+          (now.pages - last.pages) * perMinute,
+          (now.items - last.items) * perMinute,
+        ),
+      );
+      last = now;
+    };
+    logStats();
+    timers.push(setInterval(logStats, settings.logInterval * 1000));
   }
   const statsFile = settings.statsFile;
   const saveStats = () => {

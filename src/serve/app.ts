@@ -16,6 +16,7 @@ import { renderListing } from "./listing.ts";
 import { isServeName } from "./names.ts";
 import { checkSchedule, isRefusal, optionalName, requiredName, ScheduleError } from "./schedule.ts";
 import { listedJobs } from "./scrapyd_format.ts";
+import { maskStrings } from "./secrets.ts";
 import { type BasicAuth, security } from "./security.ts";
 import { readJobStats } from "./stats.ts";
 import { PAGE_CSP } from "./html.ts";
@@ -216,7 +217,7 @@ export function createApp(options: AppOptions): Hono {
   endpoint("jobstats.json", "GET", async (params) => {
     const job = jobOf(params);
     if (!job) throw new ScheduleError(`job '${params.get("job")}' not found`);
-    const stats = await readJobStats(paths.statsFile(job));
+    const stats = maskStrings(await readJobStats(paths.statsFile(job)));
     return { job: job.id, project: job.project, spider: job.spider, state: job.state, outcome: job.outcome, stats };
   });
 

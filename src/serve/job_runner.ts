@@ -4,12 +4,13 @@
  * Ctrl-C does and kills it with its children if it has not stopped after the grace period (at once on a second
  * cancel). The store says what is waiting; this class only remembers the processes it started.
  */
-import { appendFileSync, mkdirSync } from "node:fs";
+import { appendFileSync, chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import type { Logger } from "../spider/types.ts";
 import type { JobCounts, JobStore } from "./job_store.ts";
 import { type GroupProcess, type ProcessExit, startProcessGroup } from "./process_group.ts";
+import { maskArgument, maskedPairs, maskSetting } from "./secrets.ts";
 import type { CancelSignal, JobOutcome, JobRecord, JobService, JobState, NewJob, ServePaths } from "./types.ts";
 
 /** How the runner starts `netweir`: an executable and its leading arguments (runtime.selfCommand(cli.ts)). */
@@ -44,7 +45,10 @@ interface RunningJob {
 const DEFAULT_KEEP = 100;
 const DEFAULT_GRACE_MS = 30_000;
 
-/** `netweir crawl` arguments for a job; every path absolute, as the crawl runs in the project's directory. */
+/**
+ * `netweir crawl` arguments for a job; every path absolute, as the crawl runs in the project's directory. They go to
+ * the job's process in its spec file (writeJobSpec), not on its command line.
+ */
 export function crawlArgs(job: JobRecord, paths: ServePaths): string[] {
   return [
     "crawl",
@@ -58,6 +62,27 @@ export function crawlArgs(job: JobRecord, paths: ServePaths): string[] {
     "--stats-file",
     resolve(paths.statsFile(job)),
   ];
+}
+
+/**
+ * Writes the job's crawl arguments to its spec file, readable by this user alone (the folder too), for
+ * `netweir _serve_job SPEC` to read and delete: a command line can be read by every user of the machine, and a job's
+ * settings may hold passwords (http_auth, a proxy's, a Redis URL's).
+ */
+function writeJobSpec(job: JobRecord, paths: ServePaths): string {
+  const file = paths.jobSpecFile(job);
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  chmodSync(dirname(file), 0o700);
+  writeFileSync(file, JSON.stringify({ argv: crawlArgs(job, paths) }), { mode: 0o600 });
+  return file;
+}
+
+/** The first line of a job's log: what it runs, with what, secrets masked. */
+function startLine(job: JobRecord): string {
+  const settings = JSON.stringify(maskedPairs(job.settings, maskSetting));
+  const args = JSON.stringify(maskedPairs(job.args, maskArgument));
+  return `job ${job.id} of project ${job.project}: spider ${job.spider} from ${job.file}, settings ${settings}, ` +
+    `arguments ${args}`;
 }
 
 /** The outcome of a job whose process has exited. */
@@ -229,14 +254,17 @@ export class JobRunner implements JobService {
       for (const file of [this.#paths.itemsFile(job), this.#paths.statsFile(job)]) {
         mkdirSync(dirname(file), { recursive: true });
       }
+      mkdirSync(dirname(this.#paths.logFile(job)), { recursive: true });
+      this.#note(job, "INFO", startLine(job));
       crawl = startProcessGroup({
         command: this.#cli.command,
-        args: [...this.#cli.args, ...crawlArgs(job, this.#paths)],
+        args: [...this.#cli.args, "_serve_job", writeJobSpec(job, this.#paths)],
         cwd: job.cwd,
         logFile: this.#paths.logFile(job),
       });
     } catch (error) {
       // Its folders or log file could not be made: the job cannot run, and saying so in its log may fail too.
+      rmSync(this.#paths.jobSpecFile(job), { force: true });
       this.#store.markRunning(job.id, null);
       this.#store.markFinished(job.id, "failed");
       this.#log.error(`job ${job.id} could not start: ${(error as Error).message}`);
@@ -257,6 +285,8 @@ export class JobRunner implements JobService {
     const { record } = running;
     clearTimeout(running.graceTimer);
     if (exit.error) this.#note(record, "ERROR", `could not start the crawl: ${exit.error.message}`);
+    // Read and deleted by the job's process as it starts; still there if it never got that far.
+    await rm(this.#paths.jobSpecFile(record), { force: true }).catch(() => {});
     const outcome = outcomeOf(exit, running.cancelled);
     this.#store.markFinished(record.id, outcome);
     this.#running.delete(record.id);

@@ -73,6 +73,11 @@ export interface ServePaths {
   logFile(job: Pick<JobRecord, "project" | "spider" | "id">): string;
   itemsFile(job: Pick<JobRecord, "project" | "spider" | "id">): string;
   statsFile(job: Pick<JobRecord, "project" | "spider" | "id">): string;
+  /**
+   * Where a job's command line waits for its process (settings and arguments included), readable by the service's
+   * user alone and deleted by the process once read: not on the command line, which every local user can read.
+   */
+  jobSpecFile(job: Pick<JobRecord, "id">): string;
   /** DIR/data/PROJECT: the only place a job's checkpoint, cache, deltafetch, warc and har may be. */
   dataDir(project: string): string;
 }

@@ -350,6 +350,14 @@ const TABLE = {
     check: positive,
     doc: "Seconds between two writes of the stats file",
   }),
+  logInterval: setting<number>({
+    cli: "log_interval",
+    type: "float",
+    default: 60,
+    check: positive,
+    doc:
+      "Seconds between two progress lines in the log when there is no live progress line (Scrapy's LOGSTATS_INTERVAL)",
+  }),
   progress: setting<boolean | null>({
     cli: "progress",
     type: "bool",

@@ -313,3 +313,33 @@ Deno.test("cancel with signal TERM sends the crawl SIGTERM rather than SIGINT", 
     assert.match(await readFile(paths.logFile(key("termed")), "utf8"), /stopping the crawl \(SIGTERM\)/);
   });
 });
+
+Deno.test("a job's settings and arguments are not on its command line, and its log starts with them, secrets masked", async () => {
+  await withService({}, async ({ runner, paths }, _dir, project) => {
+    runner.schedule({
+      ...fakeJob("secret", project, [`wait_for=${join(project, "never")}`, "token=tok-secret-2", "category=x"]),
+      settings: ["http_auth=example.com=me:pw-secret-1", "proxies=http://u:proxy-secret-3@127.0.0.1:9"],
+    });
+    const log = paths.logFile(key("secret"));
+    await waitForText(log, /^ready/m);
+    const pid = runner.get("secret")!.pid!;
+    const commandLine = (await readFile(`/proc/${pid}/cmdline`, "utf8")).split("\0");
+    assert.ok(commandLine.includes("_serve_job"), commandLine.join(" "));
+    for (const secret of ["pw-secret-1", "tok-secret-2", "proxy-secret-3", "http_auth", "category"]) {
+      assert.ok(!commandLine.join(" ").includes(secret), `${secret} is not on the command line`);
+    }
+    assert.equal(await exists(paths.jobSpecFile(key("secret"))), false, "the spec file is deleted once read");
+    const text = await readFile(log, "utf8");
+    const argv = JSON.parse(text.match(/^argv (.*)$/m)![1]);
+    assert.ok(argv.includes("http_auth=example.com=me:pw-secret-1"), "the crawl still got its settings");
+    const first = text.split("\n")[0];
+    assert.match(first, /INFO netweir serve: job secret of project shop: spider fake from .*fake\.ts, settings /);
+    assert.match(first, /"http_auth":"example\.com=me:\*\*\*"/);
+    assert.match(first, /"proxies":"http:\/\/u:\*\*\*@127\.0\.0\.1:9"/);
+    assert.match(first, /"token":"\*\*\*"/);
+    assert.match(first, /"category":"x"/);
+    assert.doesNotMatch(first, /secret-\d/);
+    assert.equal(runner.cancel("shop", "secret"), "running");
+    await runner.whenFinished("secret");
+  });
+});
