@@ -8,6 +8,7 @@ import { appendFileSync, chmodSync, mkdirSync, rmSync, writeFileSync } from "nod
 import { rm } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import type { Logger } from "../spider/types.ts";
+import { confinedFolders } from "./confine.ts";
 import type { JobCounts, JobStore } from "./job_store.ts";
 import { type GroupProcess, type ProcessExit, startProcessGroup } from "./process_group.ts";
 import { maskArgument, maskedPairs, maskSetting } from "./secrets.ts";
@@ -250,9 +251,11 @@ export class JobRunner implements JobService {
   #launch(job: JobRecord): void {
     let crawl: GroupProcess;
     try {
-      // The crawl writes its items and stats there; the log's folder is made by startProcessGroup.
-      for (const file of [this.#paths.itemsFile(job), this.#paths.statsFile(job)]) {
-        mkdirSync(dirname(file), { recursive: true });
+      // The crawl writes its items and stats there, and its warc, har and the like in their folders of the data
+      // directory (`warc=runs/books.warc`), none of which it makes itself.
+      const folders = [this.#paths.itemsFile(job), this.#paths.statsFile(job)].map((file) => dirname(file));
+      for (const folder of [...folders, ...confinedFolders(job.settings, this.#paths.dataDir(job.project))]) {
+        mkdirSync(folder, { recursive: true });
       }
       mkdirSync(dirname(this.#paths.logFile(job)), { recursive: true });
       this.#note(job, "INFO", startLine(job));

@@ -11,6 +11,7 @@ import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { runtime, type StopSignal } from "../runtime/mod.ts";
 import { spiderEnvironment } from "./child_env.ts";
+import { JOB_TOKEN_VARIABLE, jobProcesses } from "./job_processes.ts";
 
 /** How a process ended: its exit code, or the signal that ended it, or why it could not start. */
 export interface ProcessExit {
@@ -49,6 +50,17 @@ function killQuietly(pgid: number): void {
   }
 }
 
+/** SIGKILL to the job's processes outside its group (job_processes.ts): the ones that called setsid. */
+function killStrays(root: number, token: string, byTree: boolean): void {
+  for (const pid of jobProcesses(root, token, byTree)) {
+    try {
+      runtime.signalProcess(pid, "SIGKILL");
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+}
+
 /**
  * Starts `command` detached (a new session, so a process group it leads) with its output appended to `logFile`.
  * The child gets the log file itself, not a pipe, so it does not depend on this process: if the service is
@@ -56,12 +68,13 @@ function killQuietly(pgid: number): void {
  */
 export function startProcessGroup(options: ProcessGroupOptions): GroupProcess {
   mkdirSync(dirname(options.logFile), { recursive: true });
+  const token = crypto.randomUUID();
   const fd = openSync(options.logFile, "a");
   let child;
   try {
     child = spawn(options.command, options.args, {
       cwd: options.cwd,
-      env: spiderEnvironment(),
+      env: { ...spiderEnvironment(), [JOB_TOKEN_VARIABLE]: token },
       detached: true,
       stdio: ["ignore", fd, fd],
     });
@@ -82,7 +95,10 @@ export function startProcessGroup(options: ProcessGroupOptions): GroupProcess {
       running = false;
       // A crawl that has ended leaves nothing behind: a worker or browser it started and did not stop would run
       // on unwatched and keep writing to the job's log.
-      if (pid !== undefined) killQuietly(pid);
+      if (pid !== undefined) {
+        killQuietly(pid);
+        killStrays(pid, token, false);
+      }
       resolve({ code, signal });
     });
   });
@@ -91,6 +107,11 @@ export function startProcessGroup(options: ProcessGroupOptions): GroupProcess {
     exited,
     interrupt: (signal: StopSignal = "SIGINT") => running && pid !== undefined && runtime.signalProcess(pid, signal),
     // Not once it has exited and its group was killed: the id may by now belong to someone else.
-    kill: () => running && pid !== undefined && runtime.killProcessGroup(pid, "SIGKILL"),
+    kill: () => {
+      if (!running || pid === undefined) return false;
+      // The strays first, while the job's process is alive and the tree still leads to them.
+      killStrays(pid, token, true);
+      return runtime.killProcessGroup(pid, "SIGKILL");
+    },
   };
 }

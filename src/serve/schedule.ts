@@ -7,7 +7,7 @@ import { resolveCrawlSettings } from "../settings/check.ts";
 import { Settings, type SettingsInit } from "../settings/settings.ts";
 import { findSetting } from "../settings/table.ts";
 import { spiderAttributeAllowed } from "../spider/callbacks.ts";
-import { ConfinementError, confinePath } from "./confine.ts";
+import { CONFINED_SETTINGS, ConfinementError, confinePath } from "./confine.ts";
 import { isServeName, NAME_RULE } from "./names.ts";
 import type { NewJob, ProjectRegistry, ProjectSpider, ServePaths } from "./types.ts";
 
@@ -15,16 +15,6 @@ import type { NewJob, ProjectRegistry, ProjectSpider, ServePaths } from "./types
 export class ScheduleError extends Error {
   override name = "ScheduleError";
 }
-
-/** Settings naming a file or directory: over HTTP, confined to DIR/data/PROJECT. */
-const CONFINED_SETTINGS: ReadonlySet<string> = new Set([
-  "checkpoint",
-  "cache",
-  "deltafetch",
-  "warc",
-  "har",
-  "browser_upload_dir",
-]);
 
 /** Settings a job may not set over HTTP at all, and why. */
 const SERVICE_SETTINGS: Readonly<Record<string, string>> = {

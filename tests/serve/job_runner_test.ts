@@ -343,3 +343,20 @@ Deno.test("a job's settings and arguments are not on its command line, and its l
     await runner.whenFinished("secret");
   });
 });
+
+Deno.test("a child that left the job's process group with setsid is killed too, when the job is cancelled or killed", async () => {
+  await withService({ graceMs: 10 * 60_000 }, async ({ runner, paths }, _dir, project) => {
+    for (const [id, signal] of [["calm", "INT"], ["hard", "KILL"]] as const) {
+      runner.schedule(fakeJob(id, project, ["setsid=1", `wait_for=${join(project, "never")}`]));
+      const log = paths.logFile(key(id));
+      const strayPid = Number((await waitForText(log, /child ready pid=(\d+)/))[1]);
+      await waitForText(log, /^ready/m);
+      const stat = await readFile(`/proc/${strayPid}/stat`, "utf8");
+      const [session, jobPid] = [Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[3]), runner.get(id)!.pid];
+      assert.notEqual(session, jobPid, "the child is in a session of its own");
+      assert.equal(runner.cancel("shop", id, signal), "running");
+      assert.equal((await runner.whenFinished(id))?.outcome, "cancelled");
+      await waitUntil(`stray ${strayPid} to be gone`, async () => await processGone(strayPid) || undefined, 10_000);
+    }
+  });
+});
