@@ -1,6 +1,6 @@
 /**
  * Timers around a running crawl: the time and memory limits, the stats file every statsInterval seconds (the job
- * server reads it), and the live progress line on a terminal or, without one, a progress line in the log every
+ * server reads it; with a `series` of [seconds, pages, items] points for its chart), and the live progress line on a terminal or, without one, a progress line in the log every
  * logInterval seconds.
  */
 import { rename, writeFile } from "node:fs/promises";
@@ -18,6 +18,20 @@ export async function writeStatsFile(path: string, stats: unknown): Promise<void
   const temporary = `${path}.tmp`;
   await writeFile(temporary, JSON.stringify(stats, null, 2) + "\n");
   await rename(temporary, path);
+}
+
+/** One point of the stats file's series: seconds since the start, pages, items. */
+export type StatsSample = [elapsed: number, pages: number, items: number];
+
+/** Points the series keeps at most: when full, every other one is dropped, so a long crawl keeps its whole shape. */
+const MAX_SAMPLES = 512;
+
+function addSample(series: StatsSample[], sample: StatsSample): void {
+  if (series.length >= MAX_SAMPLES) {
+    const kept = series.filter((_, index) => index % 2 === 0);
+    series.splice(0, series.length, ...kept);
+  }
+  series.push(sample);
 }
 
 export function startWatchers(crawl: Crawl, frontier: Frontier, log: Logger): { stop(): Promise<void> } {
@@ -71,9 +85,16 @@ export function startWatchers(crawl: Crawl, frontier: Frontier, log: Logger): { 
     timers.push(setInterval(logStats, settings.logInterval * 1000));
   }
   const statsFile = settings.statsFile;
+  const series: StatsSample[] = [];
   const saveStats = () => {
     if (!statsFile) return Promise.resolve();
-    writing = writing.then(() => writeStatsFile(statsFile, crawl.statsRecord())).catch((error) =>
+    const record = crawl.statsRecord();
+    addSample(series, [
+      Math.round(crawl.stats.elapsed() * 10) / 10,
+      crawl.stats.get("pages"),
+      crawl.stats.get("items"),
+    ]);
+    writing = writing.then(() => writeStatsFile(statsFile, { ...record, series })).catch((error) =>
       log.warning(`could not write stats file ${statsFile}: ${error.message}`)
     );
     return writing;

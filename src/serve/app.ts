@@ -20,7 +20,9 @@ import { maskStrings } from "./secrets.ts";
 import { type BasicAuth, security } from "./security.ts";
 import { readJobStats } from "./stats.ts";
 import { PAGE_CSP } from "./html.ts";
-import { renderStatusPage } from "./status_page.ts";
+import { parseListQuery, renderStatusPage } from "./status_page.ts";
+import { renderJobPage } from "./job_page.ts";
+import { lastLines, readTail } from "./file_tail.ts";
 import {
   type CancelSignal,
   JobExistsError,
@@ -43,6 +45,10 @@ export interface AppOptions {
   /** Where scheduled and cancelled jobs and internal errors are logged. */
   log?: Logger;
 }
+
+/** How much of a job's log its page shows (the end of it), and how many of its last items. */
+const JOB_PAGE_LOG_BYTES = 16 * 1024;
+const JOB_PAGE_ITEMS = 5;
 
 /** Form bodies larger than this are refused: a schedule request is a few lines. */
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -217,7 +223,9 @@ export function createApp(options: AppOptions): Hono {
   endpoint("jobstats.json", "GET", async (params) => {
     const job = jobOf(params);
     if (!job) throw new ScheduleError(`job '${params.get("job")}' not found`);
-    const stats = maskStrings(await readJobStats(paths.statsFile(job)));
+    // The series is the job page's chart; jobstats.json gives the numbers, as `netweir crawl` logs them at the end.
+    const read = maskStrings(await readJobStats(paths.statsFile(job))) as Record<string, unknown> | null;
+    const stats = read && Object.fromEntries(Object.entries(read).filter(([key]) => key !== "series"));
     return { job: job.id, project: job.project, spider: job.spider, state: job.state, outcome: job.outcome, stats };
   });
 
@@ -288,7 +296,22 @@ export function createApp(options: AppOptions): Hono {
         stats.set(job.id, await readJobStats(paths.statsFile(job)));
       }),
     );
-    return page(c, renderStatusPage({ nodeName, projects: registry.names(), jobs: all, stats }));
+    const query = parseListQuery(new URL(c.req.url).searchParams);
+    return page(c, renderStatusPage({ nodeName, projects: registry.names(), jobs: all, stats, query }));
+  });
+
+  app.get("/job/:project/:job", async (c) => {
+    const id = c.req.param("job");
+    const job = isServeName(id) ? jobs.get(id.toLowerCase()) : undefined;
+    if (!job || job.project.toLowerCase() !== c.req.param("project").toLowerCase()) {
+      return error(c, "no such job", 404);
+    }
+    const [stats, logTail, lastItems] = await Promise.all([
+      readJobStats(paths.statsFile(job)),
+      readTail(paths.logFile(job), JOB_PAGE_LOG_BYTES),
+      lastLines(paths.itemsFile(job), JOB_PAGE_ITEMS),
+    ]);
+    return page(c, renderJobPage({ nodeName, job, stats, logTail, lastItems }));
   });
 
   app.notFound((c) => error(c, `no such endpoint: ${new URL(c.req.url).pathname}`, 404));

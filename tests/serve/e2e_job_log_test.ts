@@ -54,6 +54,13 @@ Deno.test("a running job's log grows while it runs: start line, progress lines i
       const after = (await service.text(job.log_url)).body;
       assert.match(after, /INFO crawl finished \{.*"items":10/);
       assert.doesNotMatch(after, /pw-in-log/);
+      // The stats file keeps a series for the job page's chart; jobstats.json gives the numbers without it.
+      const file = JSON.parse(await readFile(join(dir, "serve", "stats", "shop", "books", "live-1.json"), "utf8"));
+      assert.ok(file.series.length >= 2, JSON.stringify(file.series));
+      assert.deepEqual(file.series.at(-1).slice(1), [file.pages, file.items]);
+      const stats = await service.get("jobstats.json", { job: "live-1" });
+      assert.equal((stats.stats as Record<string, unknown>).items, 10);
+      assert.equal("series" in (stats.stats as Record<string, unknown>), false);
     });
   } finally {
     await stopQuietly(service);
