@@ -25,8 +25,11 @@ export interface CatalogOptions {
 
 /** Code files the stamp looks at; other files (data, logs) can't change what a spider declares. */
 const CODE_FILE = /\.(?:[cm]?[jt]s|[jt]sx)$/;
-/** How deep and how far the stamp's walk goes: a project is a few files, not a tree worth a long walk per request. */
-const STAMP_DEPTH = 3;
+/**
+ * How deep and how far the stamp's walk goes: a project is a few files, not a tree worth a long walk per request (a
+ * demo site or data folder beside the spiders costs a readdir per folder; two levels keep that to a few).
+ */
+const STAMP_DEPTH = 2;
 const STAMP_MAX_ENTRIES = 5000;
 
 /** A file's identity as the cache sees it, or undefined when it can't be stat'ed (then it is read, and fails there). */
