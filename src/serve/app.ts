@@ -81,7 +81,9 @@ async function withNodeName(response: Response, nodeName: string): Promise<Respo
   const json = (response.headers.get("content-type") ?? "").startsWith("application/json");
   if (response.ok || response.status === 304 || !json) return response;
   const answer = await response.json();
-  return jsonAnswer({ node_name: nodeName, ...answer }, response.status, Object.fromEntries(response.headers));
+  // Its other headers (Content-Range of a 416) kept; a length would be the old body's.
+  const headers = Object.fromEntries([...response.headers].filter(([name]) => name !== "content-length"));
+  return jsonAnswer({ node_name: nodeName, ...answer }, response.status, headers);
 }
 
 /** cancel.json's `signal`, as scrapyd takes it: a name with or without SIG, any case, or its number. */
