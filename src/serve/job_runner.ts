@@ -7,6 +7,7 @@
 import { appendFileSync, chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
+import { formatLogLine, type LogFormat, maskSecrets } from "../log.ts";
 import type { Logger } from "../spider/types.ts";
 import { confinedFolders } from "./confine.ts";
 import type { JobCounts, JobStore } from "./job_store.ts";
@@ -56,6 +57,8 @@ export function crawlArgs(job: JobRecord, paths: ServePaths): string[] {
     job.file,
     "--spider",
     job.spider,
+    // Scrapy's log format unless the job chose one (jobLogFormat says why).
+    ...(givenLogFormat(job) === undefined ? ["-s", "log_format=scrapy"] : []),
     ...job.settings.flatMap((setting) => ["-s", setting]),
     ...job.args.flatMap((arg) => ["-a", arg]),
     "-o",
@@ -84,6 +87,19 @@ function startLine(job: JobRecord): string {
   const args = JSON.stringify(maskedPairs(job.args, maskArgument));
   return `job ${job.id} of project ${job.project}: spider ${job.spider} from ${job.file}, settings ${settings}, ` +
     `arguments ${args}`;
+}
+
+/** The log_format a job was scheduled with, if any (the last one given wins, as with -s). */
+function givenLogFormat(job: Pick<JobRecord, "settings">): string | undefined {
+  return job.settings.map((pair) => /^(?:log_format|logFormat)=(.*)$/.exec(pair)?.[1]).filter(Boolean).at(-1);
+}
+
+/**
+ * The log format of a job: Scrapy's unless the job was scheduled with another, because the tools scrapyd users read
+ * logs with (ScrapydWeb's LogParser) find the time, the level and the progress lines only in Scrapy's format.
+ */
+function jobLogFormat(job: Pick<JobRecord, "settings">): LogFormat {
+  return (givenLogFormat(job) ?? "scrapy") === "scrapy" ? "scrapy" : "netweir";
 }
 
 /** The outcome of a job whose process has exited. */
@@ -345,7 +361,10 @@ export class JobRunner implements JobService {
   /** A line in the job's own log, where its user looks, in the crawl's log format. */
   #note(job: JobRecord, level: string, message: string): void {
     try {
-      appendFileSync(this.#paths.logFile(job), `${new Date().toISOString()} ${level} netweir serve: ${message}\n`);
+      const line = jobLogFormat(job) === "scrapy"
+        ? formatLogLine("scrapy", level, message, "netweir.serve")
+        : formatLogLine("netweir", level, `netweir serve: ${message}`);
+      appendFileSync(this.#paths.logFile(job), maskSecrets(line) + "\n");
     } catch (error) {
       this.#log.warning(`job ${job.id}: ${message} (could not write to its log: ${(error as Error).message})`);
     }

@@ -60,6 +60,8 @@ Deno.test("a job runs the crawl command in its project's directory, with its out
       "--spider",
       "fake",
       "-s",
+      "log_format=scrapy",
+      "-s",
       "max_items=5",
       "-a",
       "items=2",
@@ -167,7 +169,7 @@ Deno.test("cancelling a running job stops it as Ctrl-C does: it closes off its s
     assert.equal(job?.outcome, "cancelled");
     assert.equal(JSON.parse(await readFile(paths.statsFile(key("long")), "utf8")).finish_reason, "shutdown");
     const log = await readFile(paths.logFile(key("long")), "utf8");
-    assert.match(log, /netweir serve: cancelled: stopping the crawl \(SIGINT\)[\s\S]*exiting 130/);
+    assert.match(log, /\[netweir\.serve\] INFO: cancelled: stopping the crawl \(SIGINT\)[\s\S]*exiting 130/);
     assert.doesNotMatch(log, /killing/);
   });
 });
@@ -333,7 +335,11 @@ Deno.test("a job's settings and arguments are not on its command line, and its l
     const argv = JSON.parse(text.match(/^argv (.*)$/m)![1]);
     assert.ok(argv.includes("http_auth=example.com=me:pw-secret-1"), "the crawl still got its settings");
     const first = text.split("\n")[0];
-    assert.match(first, /INFO netweir serve: job secret of project shop: spider fake from .*fake\.ts, settings /);
+    // In Scrapy's format, as the crawl's own lines: "2026-12-01 10:21:07 [netweir.serve] INFO: ...".
+    assert.match(
+      first,
+      /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \[netweir\.serve\] INFO: job secret of project shop: spider fake from .*fake\.ts, settings /,
+    );
     assert.match(first, /"http_auth":"example\.com=me:\*\*\*"/);
     assert.match(first, /"proxies":"http:\/\/u:\*\*\*@127\.0\.0\.1:9"/);
     assert.match(first, /"token":"\*\*\*"/);
