@@ -32,18 +32,36 @@ export function maskUrl(url: string): string {
   return maskSecrets(parsed.href);
 }
 
+/**
+ * How a log line looks: `netweir` is `2026-12-01T10:21:07.415Z INFO message`; `scrapy` is Scrapy's own,
+ * `2026-12-01 10:21:07 [netweir] INFO: message` in local time, which tools written for Scrapy logs (ScrapydWeb's
+ * LogParser) read. netweir serve writes its jobs' logs so.
+ */
+export type LogFormat = "netweir" | "scrapy";
+
+/** One log line, without its newline and before masking. `name` is Scrapy's logger name in the scrapy format. */
+export function formatLogLine(format: LogFormat, level: string, message: string, name = "netweir"): string {
+  const now = new Date();
+  if (format === "netweir") return `${now.toISOString()} ${level.toUpperCase()} ${message}`;
+  const pad = (value: number) => String(value).padStart(2, "0");
+  const time = `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())} ` +
+    `${pad(now.getHours())}:${pad(now.getMinutes())}:${pad(now.getSeconds())}`;
+  return `${time} [${name}] ${level.toUpperCase()}: ${message}`;
+}
+
 /** A logger writing `LEVEL message {json}` lines; `sink` defaults to standard error. */
 export function createLogger(
   level: LogLevel = "info",
   sink: (line: string) => void = (line) => runtime.writeStderr(line),
   onWrite?: () => void,
+  format: LogFormat = "netweir",
 ): Logger {
   const threshold = LEVELS.indexOf(level);
   const write = (lineLevel: LogLevel) => (message: string, data?: Record<string, unknown>) => {
     if (LEVELS.indexOf(lineLevel) < threshold) return;
     onWrite?.();
     const extra = data ? " " + JSON.stringify(data) : "";
-    sink(maskSecrets(`${new Date().toISOString()} ${lineLevel.toUpperCase()} ${message}${extra}`) + "\n");
+    sink(maskSecrets(formatLogLine(format, lineLevel, `${message}${extra}`)) + "\n");
   };
   return { debug: write("debug"), info: write("info"), warning: write("warning"), error: write("error") };
 }

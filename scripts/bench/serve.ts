@@ -7,9 +7,12 @@
  * - the real service started over it as `netweir serve` in a process of its own (--max-jobs 1, --keep 2000 so that
  *   none of the finished jobs is forgotten), on a free port of 127.0.0.1;
  * - REQUESTS sequential requests of each kind, median and p99: listjobs.json with the FINISHED jobs in it,
- *   listspiders.json (reading the project's spider files, one process per file, and nothing else), schedule.json on
- *   tests/serve/fixtures/shop (three files: three reading processes per request), schedule.json on a one-file
- *   project (one process), and listjobs.json again with the new jobs in the table.
+ *   listspiders.json and schedule.json on a one-file project (tests/serve/fixtures/shop/plain.ts) and on a 14-file
+ *   project made for the bench (14 copies of that spider, plain1 to plain14), and listjobs.json again with the new
+ *   jobs in the table. The spider files are unchanged between requests: the service reads them once (at start-up)
+ *   and answers from what they declared, so these figures are the cost of a request, not of reading files.
+ * - then the cost of an edit: one file of the 14 touched before each of EDITS listspiders.json requests, so each
+ *   request reads that file again in one child process.
  *
  * The scheduled jobs really run, one at a time: their spider (`plain`) starts at http://127.0.0.1:1/, which refuses
  * at once, so each is a `netweir crawl` process that ends as soon as it has started, competing with the requests
@@ -18,9 +21,11 @@
  *   deno run -A scripts/bench/serve.ts [REQUESTS=200] [FINISHED=1000]
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { utimesSync } from "node:fs";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { CLI_PATH } from "../../src/cli/self.ts";
 import { runtime } from "../../src/runtime/mod.ts";
 import { acquireDirLock } from "../../src/serve/dir_lock.ts";
@@ -36,6 +41,31 @@ if (!Number.isInteger(finishedJobs) || finishedJobs < 0) throw new RangeError(`F
 
 const SHOP = join(REPO_ROOT, "tests", "serve", "fixtures", "shop");
 const PLAIN = join(SHOP, "plain.ts");
+/** Files in the many-file project. */
+const MANY_FILES = 14;
+/** Requests that each follow an edit: every one of them starts a reading process, so fewer of them. */
+const EDITS = 20;
+
+/** A project directory of `count` spider files, plain1.ts to plainN.ts, each one spider like plain.ts. */
+async function manyFileProject(dir: string, count: number): Promise<string> {
+  const project = join(dir, "many");
+  await mkdir(project);
+  const spider = pathToFileURL(join(REPO_ROOT, "mod.ts")).href;
+  for (let i = 1; i <= count; i++) {
+    await writeFile(
+      join(project, `plain${i}.ts`),
+      `import { Spider } from ${JSON.stringify(spider)};
+
+export class Plain${i} extends Spider {
+` +
+        `  override name = "plain${i}";
+  override startUrls = ["http://127.0.0.1:1/"];
+}
+`,
+    );
+  }
+  return project;
+}
 /** Requests of each kind before timing starts: module loading and first-use costs are not what is measured. */
 const WARM_UP = 5;
 
@@ -69,13 +99,13 @@ async function fillJobTable(dir: string, count: number): Promise<void> {
 }
 
 /** `netweir serve` as a process of its own; resolves with its URL once it says it is serving. */
-function startServe(dir: string): Promise<{ child: ChildProcess; url: string }> {
+function startServe(dir: string, many: string): Promise<{ child: ChildProcess; url: string }> {
   const { command, args: lead } = runtime.selfCommand(CLI_PATH);
   const child = spawn(command, [
     ...lead,
     "serve",
     "--project",
-    `shop=${SHOP}`,
+    `many=${many}`,
     "--project",
     `one=${PLAIN}`,
     "--port",
@@ -139,10 +169,10 @@ async function measure(label: string, count: number, make: (i: number) => [strin
   return body;
 }
 
-function schedule(url: string, project: string, prefix: string) {
+function schedule(url: string, project: string, spider: string) {
   return (i: number): [string, RequestInit] => [`${url}schedule.json`, {
     method: "POST",
-    body: new URLSearchParams({ project, spider: "plain", jobid: `${prefix}-${i < 0 ? `w${-i}` : i}` }),
+    body: new URLSearchParams({ project, spider, jobid: `${project}-${i < 0 ? `w${-i}` : i}` }),
   }];
 }
 
@@ -163,17 +193,25 @@ try {
       `${requests} requests of each kind, sequential; load average ${loadAverage()}`,
   );
   const fillStart = performance.now();
-  await fillJobTable(dir, finishedJobs);
+  await fillJobTable(join(dir, "serve"), finishedJobs);
   console.log(`jobs.db filled with ${finishedJobs} finished jobs in ${(performance.now() - fillStart).toFixed(0)} ms`);
 
-  const { child, url } = await startServe(dir);
+  const many = await manyFileProject(dir, MANY_FILES);
+  const { child, url } = await startServe(join(dir, "serve"), many);
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   try {
     const before = await measure(`listjobs.json, ${finishedJobs} finished`, requests, () => [`${url}listjobs.json`]);
     console.log(`  the table then: ${jobCounts(before)}`);
-    await measure("listspiders.json?project=shop (3 files)", requests, () => [`${url}listspiders.json?project=shop`]);
-    await measure("schedule.json, shop (3 files)", requests, schedule(url, "shop", "shop"));
-    await measure("schedule.json, one (1 file)", requests, schedule(url, "one", "one"));
+    await measure("listspiders.json, 1 file", requests, () => [`${url}listspiders.json?project=one`]);
+    await measure(`listspiders.json, ${MANY_FILES} files`, requests, () => [`${url}listspiders.json?project=many`]);
+    await measure("schedule.json, 1 file", requests, schedule(url, "one", "plain"));
+    await measure(`schedule.json, ${MANY_FILES} files`, requests, schedule(url, "many", "plain7"));
+    // An edit before each request: the touched file is read again, in one child process, and only that one.
+    await measure(`listspiders.json, ${MANY_FILES} files, 1 just edited`, EDITS, (i) => {
+      const at = new Date(Date.now() + 1000 * (i + 10));
+      utimesSync(join(many, "plain3.ts"), at, at);
+      return [`${url}listspiders.json?project=many`];
+    });
     const after = await measure("listjobs.json, after scheduling", requests, () => [`${url}listjobs.json`]);
     console.log(`  the table then: ${jobCounts(after)}`);
     console.log(`load average at the end: ${loadAverage()} (other work on the machine shows in every figure)`);

@@ -4,7 +4,7 @@
  */
 import { checkBrowserAtStart } from "../browser/find_browser.ts";
 import { Crawl } from "../engine/crawl.ts";
-import { createLogger, type LogLevel } from "../log.ts";
+import { createLogger, type LogFormat, type LogLevel } from "../log.ts";
 import { FeedSet, parseFeedTarget } from "../output/feeds.ts";
 import { runtime, type StopSignal } from "../runtime/mod.ts";
 import { resolveCrawlSettings } from "../settings/check.ts";
@@ -35,10 +35,15 @@ export async function runCrawlCommand(options: CrawlCommandOptions): Promise<num
   if (settings.deltafetch !== null || settings.checkpoint !== null) runtime.quietSqliteWarning();
   const targets = options.outputs.map((output) => parseFeedTarget(output.path, output.overwrite));
   const progressShown = settings.progress ?? runtime.stderrIsTerminal();
-  const log = createLogger(settings.logLevel as LogLevel, (line) => {
-    // Clear the live progress line first, so a log line never lands in the middle of it.
-    runtime.writeStderr(progressShown ? "\r\x1b[K" + line : line);
-  });
+  const log = createLogger(
+    settings.logLevel as LogLevel,
+    (line) => {
+      // Clear the live progress line first, so a log line never lands in the middle of it.
+      runtime.writeStderr(progressShown ? "\r\x1b[K" + line : line);
+    },
+    undefined,
+    settings.logFormat as LogFormat,
+  );
   // The queue first: a Redis that cannot be reached must not cost an -O file its old contents.
   const frontier = await openFrontier(spider, settings, log);
   let feeds: FeedSet;

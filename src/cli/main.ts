@@ -11,6 +11,8 @@ import { addListCommand } from "./list.ts";
 import { type CliOutput, processOutput } from "./output.ts";
 import { addQueueCommand } from "./queue_command.ts";
 import { addServeCommand } from "./serve_command.ts";
+import { addServeInspectCommand } from "./serve_inspect.ts";
+import { addServeJobCommand } from "./serve_job.ts";
 import { addStartProjectCommand } from "./startproject.ts";
 import { addVersionCommand, versionText } from "./version.ts";
 
@@ -45,6 +47,8 @@ export function createProgram(context: CommandContext, options: ProgramOptions =
   addInspectCommand(program, context);
   addQueueCommand(program, context);
   addServeCommand(program, context);
+  addServeInspectCommand(program);
+  addServeJobCommand(program, context);
   return program;
 }
 

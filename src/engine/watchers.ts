@@ -1,6 +1,7 @@
 /**
  * Timers around a running crawl: the time and memory limits, the stats file every statsInterval seconds (the job
- * server reads it), and the live progress line on a terminal.
+ * server reads it; with a `series` of [seconds, pages, items] points for its chart), and the live progress line on a terminal or, without one, a progress line in the log every
+ * logInterval seconds.
  */
 import { rename, writeFile } from "node:fs/promises";
 import { runtime } from "../runtime/mod.ts";
@@ -8,7 +9,7 @@ import type { Frontier } from "../queue/frontier.ts";
 import type { Logger } from "../spider/types.ts";
 import type { Crawl } from "./crawl.ts";
 import { memoryLimitReached } from "./limits.ts";
-import { formatProgress } from "./progress.ts";
+import { formatLogStats, formatProgress } from "./progress.ts";
 
 const TICK_MS = 1000;
 
@@ -17,6 +18,20 @@ export async function writeStatsFile(path: string, stats: unknown): Promise<void
   const temporary = `${path}.tmp`;
   await writeFile(temporary, JSON.stringify(stats, null, 2) + "\n");
   await rename(temporary, path);
+}
+
+/** One point of the stats file's series: seconds since the start, pages, items. */
+export type StatsSample = [elapsed: number, pages: number, items: number];
+
+/** Points the series keeps at most: when full, every other one is dropped, so a long crawl keeps its whole shape. */
+const MAX_SAMPLES = 512;
+
+function addSample(series: StatsSample[], sample: StatsSample): void {
+  if (series.length >= MAX_SAMPLES) {
+    const kept = series.filter((_, index) => index % 2 === 0);
+    series.splice(0, series.length, ...kept);
+  }
+  series.push(sample);
 }
 
 export function startWatchers(crawl: Crawl, frontier: Frontier, log: Logger): { stop(): Promise<void> } {
@@ -48,10 +63,38 @@ export function startWatchers(crawl: Crawl, frontier: Frontier, log: Logger): { 
       }
     }, TICK_MS));
   }
+  if (!showProgress) {
+    // No live line (a file, a pipe, a job of netweir serve): a line in the log every logInterval seconds instead,
+    // the first at once, so a log that is being written shows the crawl is alive.
+    let last = { pages: 0, items: 0, at: Date.now() };
+    const logStats = () => {
+      if (crawl.stopReason !== null) return;
+      const now = { pages: crawl.stats.get("pages"), items: crawl.stats.get("items"), at: Date.now() };
+      const perMinute = 60_000 / (now.at - last.at || 1);
+      log.info(
+        formatLogStats(
+          now.pages,
+          now.items,
+          (now.pages - last.pages) * perMinute,
+          (now.items - last.items) * perMinute,
+        ),
+      );
+      last = now;
+    };
+    logStats();
+    timers.push(setInterval(logStats, settings.logInterval * 1000));
+  }
   const statsFile = settings.statsFile;
+  const series: StatsSample[] = [];
   const saveStats = () => {
     if (!statsFile) return Promise.resolve();
-    writing = writing.then(() => writeStatsFile(statsFile, crawl.statsRecord())).catch((error) =>
+    const record = crawl.statsRecord();
+    addSample(series, [
+      Math.round(crawl.stats.elapsed() * 10) / 10,
+      crawl.stats.get("pages"),
+      crawl.stats.get("items"),
+    ]);
+    writing = writing.then(() => writeStatsFile(statsFile, { ...record, series })).catch((error) =>
       log.warning(`could not write stats file ${statsFile}: ${error.message}`)
     );
     return writing;

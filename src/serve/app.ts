@@ -3,19 +3,34 @@
  * status on every answer), Netweir's jobstats.json, logs and items by Range, and the status page. Every route sits
  * behind {@link security}. Parameters come from the query string and a form body alike, for GET and POST.
  */
+import { join } from "node:path";
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { maskSecrets } from "../log.ts";
 import type { Logger } from "../spider/types.ts";
+import { jsonAnswer } from "./answer.ts";
 import { fileResponse } from "./file_response.ts";
+import { renderJobsPage } from "./jobs_page.ts";
+import { renderListing } from "./listing.ts";
 import { isServeName } from "./names.ts";
-import { checkSchedule, isRefusal, requiredParam, ScheduleError } from "./schedule.ts";
+import { checkSchedule, isRefusal, optionalName, requiredName, ScheduleError } from "./schedule.ts";
 import { listedJobs } from "./scrapyd_format.ts";
+import { maskStrings } from "./secrets.ts";
 import { type BasicAuth, security } from "./security.ts";
 import { readJobStats } from "./stats.ts";
-import { renderStatusPage, STATUS_PAGE_CSP } from "./status_page.ts";
-import { JobExistsError, type JobRecord, type JobService, type ProjectRegistry, type ServePaths } from "./types.ts";
+import { PAGE_CSP } from "./html.ts";
+import { parseListQuery, renderStatusPage } from "./status_page.ts";
+import { renderJobPage } from "./job_page.ts";
+import { lastLines, readTail } from "./file_tail.ts";
+import {
+  type CancelSignal,
+  JobExistsError,
+  type JobRecord,
+  type JobService,
+  type ProjectRegistry,
+  type ServePaths,
+} from "./types.ts";
 
 export interface AppOptions {
   jobs: JobService;
@@ -30,6 +45,10 @@ export interface AppOptions {
   /** Where scheduled and cancelled jobs and internal errors are logged. */
   log?: Logger;
 }
+
+/** How much of a job's log its page shows (the end of it), and how many of its last items. */
+const JOB_PAGE_LOG_BYTES = 16 * 1024;
+const JOB_PAGE_ITEMS = 5;
 
 /** Form bodies larger than this are refused: a schedule request is a few lines. */
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -62,10 +81,29 @@ async function withNodeName(response: Response, nodeName: string): Promise<Respo
   const json = (response.headers.get("content-type") ?? "").startsWith("application/json");
   if (response.ok || response.status === 304 || !json) return response;
   const answer = await response.json();
-  return new Response(JSON.stringify({ node_name: nodeName, ...answer }), {
-    status: response.status,
-    headers: response.headers,
-  });
+  // Its other headers (Content-Range of a 416) kept; a length would be the old body's.
+  const headers = Object.fromEntries([...response.headers].filter(([name]) => name !== "content-length"));
+  return jsonAnswer({ node_name: nodeName, ...answer }, response.status, headers);
+}
+
+/** cancel.json's `signal`, as scrapyd takes it: a name with or without SIG, any case, or its number. */
+const SIGNALS: Readonly<Record<string, CancelSignal>> = {
+  INT: "INT",
+  "2": "INT",
+  TERM: "TERM",
+  "15": "TERM",
+  KILL: "KILL",
+  "9": "KILL",
+};
+
+function cancelSignal(params: URLSearchParams): CancelSignal {
+  const given = params.get("signal");
+  if (given === null || given === "") return "INT";
+  const found = SIGNALS[given.trim().toUpperCase().replace(/^SIG/, "")];
+  if (!found) {
+    throw new ScheduleError(`'signal' parameter is invalid: ${JSON.stringify(given)} is not INT, TERM or KILL`);
+  }
+  return found;
 }
 
 /**
@@ -78,8 +116,8 @@ async function withNodeName(response: Response, nodeName: string): Promise<Respo
 export function createApp(options: AppOptions): Hono {
   const { jobs, registry, paths, nodeName, log } = options;
   const app = new Hono();
-  const error = (c: Context, message: string, status: 200 | 404 | 405 | 413 | 500 = 200) =>
-    c.json({ node_name: nodeName, status: "error", message: maskSecrets(message) }, status);
+  const error = (_c: Context, message: string, status: 200 | 404 | 405 | 413 | 500 = 200, headers = {}) =>
+    jsonAnswer({ node_name: nodeName, status: "error", message: maskSecrets(message) }, status, headers);
 
   app.use("*", security({ loopback: options.loopback, auth: options.auth, nodeName }));
   app.use(
@@ -90,17 +128,22 @@ export function createApp(options: AppOptions): Hono {
     }),
   );
 
-  /** A scrapyd endpoint: its method (GET also answers HEAD), its parameters, its answer or its error. */
+  /**
+   * A scrapyd endpoint: its method (GET also answers HEAD), its parameters, its answer or its error. OPTIONS answers
+   * 204 with the methods in `Allow`, as scrapyd's endpoints do (a browser's preflight carries an Origin header and
+   * never gets this far).
+   */
   const endpoint = (name: string, method: "GET" | "POST" | "ANY", handler: Handler) => {
     app.all(`/${name}`, async (c) => {
       const allowed = method === "GET" ? ["GET", "HEAD"] : method === "POST" ? ["POST"] : undefined;
+      const allow = [...(allowed ?? ["GET", "HEAD", "POST"]), "OPTIONS"].join(", ");
+      if (c.req.method === "OPTIONS") return new Response(null, { status: 204, headers: { Allow: allow } });
       if (allowed && !allowed.includes(c.req.method)) {
-        c.header("Allow", allowed.join(", "));
-        return error(c, `${name} takes ${method} requests, not ${c.req.method}`, 405);
+        return error(c, `${name} takes ${method} requests, not ${c.req.method}`, 405, { Allow: allow });
       }
       try {
         const answer = await handler(await requestParams(c.req.raw), c);
-        return c.json({ node_name: nodeName, status: "ok", ...answer });
+        return jsonAnswer({ node_name: nodeName, status: "ok", ...answer });
       } catch (thrown) {
         if (isRefusal(thrown)) return error(c, thrown.message);
         throw thrown;
@@ -108,12 +151,13 @@ export function createApp(options: AppOptions): Hono {
     });
   };
 
-  const project = (params: URLSearchParams) => {
-    const name = requiredParam(params, "project");
+  /** The served project a name stands for, or scrapyd's refusal. */
+  const projectNamed = (name: string) => {
     const found = registry.get(name);
     if (!found) throw new ScheduleError(`project '${name}' not found`);
     return found;
   };
+  const project = (params: URLSearchParams) => projectNamed(requiredName(params, "project"));
 
   endpoint("daemonstatus.json", "GET", () => {
     const counts = { pending: 0, running: 0, finished: 0 };
@@ -124,7 +168,7 @@ export function createApp(options: AppOptions): Hono {
   endpoint("listprojects.json", "GET", () => ({ projects: registry.names() }));
 
   endpoint("listversions.json", "GET", (params) => {
-    requiredParam(params, "project");
+    requiredName(params, "project");
     return { versions: [] };
   });
 
@@ -152,8 +196,8 @@ export function createApp(options: AppOptions): Hono {
 
   endpoint("cancel.json", "POST", (params) => {
     const { name } = project(params);
-    const id = requiredParam(params, "job");
-    const state = jobs.cancel(name, id);
+    const id = requiredName(params, "job");
+    const state = jobs.cancel(name, id, cancelSignal(params));
     // As scrapyd: the state a cancel took the job out of, null when there was nothing to cancel (no such job in
     // the project, or one already finished).
     const prevstate = state === "pending" || state === "running" ? state : null;
@@ -162,18 +206,28 @@ export function createApp(options: AppOptions): Hono {
   });
 
   endpoint("listjobs.json", "GET", (params) => {
-    const given = params.get("project");
-    return listedJobs(jobs.list(given ? project(params).name : undefined));
+    const given = optionalName(params, "project");
+    return listedJobs(jobs.list(given === undefined ? undefined : projectNamed(given).name));
   });
 
-  endpoint("jobstats.json", "GET", async (params) => {
-    const id = requiredParam(params, "job");
+  /** The job `job` names, within `project` when that is given; undefined when there is none. */
+  const jobOf = (params: URLSearchParams): JobRecord | undefined => {
+    const id = requiredName(params, "job");
+    const given = optionalName(params, "project");
+    if (given !== undefined) projectNamed(given);
     const job = jobs.get(id.toLowerCase());
-    const given = params.get("project");
-    if (!job || (given && given.toLowerCase() !== job.project.toLowerCase())) {
-      throw new ScheduleError(`job '${id}' not found`);
-    }
-    const stats = await readJobStats(paths.statsFile(job));
+    return job && (given === undefined || given.toLowerCase() === job.project.toLowerCase()) ? job : undefined;
+  };
+
+  // scrapyd 1.5's status.json: where a job is; "unknown" for one this service has never had or has forgotten.
+  endpoint("status.json", "GET", (params) => ({ currstate: jobOf(params)?.state ?? "unknown" }));
+
+  endpoint("jobstats.json", "GET", async (params) => {
+    const job = jobOf(params);
+    if (!job) throw new ScheduleError(`job '${params.get("job")}' not found`);
+    // The series is the job page's chart; jobstats.json gives the numbers, as `netweir crawl` logs them at the end.
+    const read = maskStrings(await readJobStats(paths.statsFile(job))) as Record<string, unknown> | null;
+    const stats = read && Object.fromEntries(Object.entries(read).filter(([key]) => key !== "series"));
     return { job: job.id, project: job.project, spider: job.spider, state: job.state, outcome: job.outcome, stats };
   });
 
@@ -218,6 +272,24 @@ export function createApp(options: AppOptions): Hono {
     return withNodeName(items, nodeName);
   });
 
+  /** An HTML page with the service's CSP: no script, nothing loaded from elsewhere, no form sent. */
+  const page = (c: Context, html: string) =>
+    c.html(html, 200, { "Content-Security-Policy": PAGE_CSP, "Cache-Control": "no-store" });
+
+  app.get("/jobs", (c) => page(c, renderJobsPage(jobs.list())));
+
+  // scrapyd's listings of logs and items, down to the files (listing.ts); the files themselves are the routes above.
+  for (const [base, root] of [["/logs", join(paths.dir, "logs")], ["/items", join(paths.dir, "items")]]) {
+    app.get(base, (c) => c.redirect(`${base}/`, 301));
+    const listing = async (c: Context, parts: string[]) => {
+      const html = await renderListing(root, base, parts);
+      return html === undefined ? error(c, "no such folder", 404) : page(c, html);
+    };
+    app.get(`${base}/`, (c) => listing(c, []));
+    app.get(`${base}/:project/`, (c) => listing(c, [c.req.param("project")]));
+    app.get(`${base}/:project/:spider/`, (c) => listing(c, [c.req.param("project"), c.req.param("spider")]));
+  }
+
   app.get("/", async (c) => {
     const all = jobs.list();
     const stats = new Map<string, Record<string, unknown> | null>();
@@ -226,8 +298,22 @@ export function createApp(options: AppOptions): Hono {
         stats.set(job.id, await readJobStats(paths.statsFile(job)));
       }),
     );
-    const html = renderStatusPage({ nodeName, projects: registry.names(), jobs: all, stats });
-    return c.html(html, 200, { "Content-Security-Policy": STATUS_PAGE_CSP, "Cache-Control": "no-store" });
+    const query = parseListQuery(new URL(c.req.url).searchParams);
+    return page(c, renderStatusPage({ nodeName, projects: registry.names(), jobs: all, stats, query }));
+  });
+
+  app.get("/job/:project/:job", async (c) => {
+    const id = c.req.param("job");
+    const job = isServeName(id) ? jobs.get(id.toLowerCase()) : undefined;
+    if (!job || job.project.toLowerCase() !== c.req.param("project").toLowerCase()) {
+      return error(c, "no such job", 404);
+    }
+    const [stats, logTail, lastItems] = await Promise.all([
+      readJobStats(paths.statsFile(job)),
+      readTail(paths.logFile(job), JOB_PAGE_LOG_BYTES),
+      lastLines(paths.itemsFile(job), JOB_PAGE_ITEMS),
+    ]);
+    return page(c, renderJobPage({ nodeName, job, stats, logTail, lastItems }));
   });
 
   app.notFound((c) => error(c, `no such endpoint: ${new URL(c.req.url).pathname}`, 404));

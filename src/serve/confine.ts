@@ -6,6 +6,32 @@
 import { lstat, readlink, realpath } from "node:fs/promises";
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
 
+/** Settings naming a file or directory: over HTTP, confined to DIR/data/PROJECT. */
+export const CONFINED_SETTINGS: ReadonlySet<string> = new Set([
+  "checkpoint",
+  "cache",
+  "deltafetch",
+  "warc",
+  "har",
+  "browser_upload_dir",
+]);
+
+/**
+ * The folders a job's confined file settings need, to be made as it starts: `warc=runs/books.warc` names a file in
+ * DIR/data/PROJECT/runs, which the crawl would not make itself. Only folders inside `dataDir` are given (every
+ * confined value is, since schedule.json checked it).
+ */
+export function confinedFolders(settings: readonly string[], dataDir: string): string[] {
+  const folders = new Set<string>();
+  for (const pair of settings) {
+    const eq = pair.indexOf("=");
+    if (eq < 0 || !CONFINED_SETTINGS.has(pair.slice(0, eq))) continue;
+    const folder = dirname(resolve(dataDir, pair.slice(eq + 1)));
+    if (inside(dataDir, folder)) folders.add(folder);
+  }
+  return [...folders];
+}
+
 /** Why a path was refused, in words; thrown by {@link confinePath}. */
 export class ConfinementError extends Error {
   override name = "ConfinementError";

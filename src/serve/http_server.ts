@@ -10,6 +10,7 @@
  */
 import { Buffer } from "node:buffer";
 import { createServer, type Socket } from "node:net";
+import { jsonAnswer } from "./answer.ts";
 import { headEnd, type ParsedHead, parseHead, RequestError } from "./http_parse.ts";
 
 /** What the handler learns about the connection besides the request. */
@@ -117,10 +118,7 @@ function errorResponse(status: number, message: string, nodeName: string | undef
   const answer = nodeName === undefined
     ? { status: "error", message }
     : { node_name: nodeName, status: "error", message };
-  return new Response(JSON.stringify(answer), {
-    status,
-    headers: { "content-type": "application/json" },
-  });
+  return jsonAnswer(answer, status);
 }
 
 /** One accepted connection. `responding` runs from a complete request until the response is flushed. */

@@ -4,13 +4,16 @@
  * Ctrl-C does and kills it with its children if it has not stopped after the grace period (at once on a second
  * cancel). The store says what is waiting; this class only remembers the processes it started.
  */
-import { appendFileSync, mkdirSync } from "node:fs";
+import { appendFileSync, chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
+import { formatLogLine, type LogFormat, maskSecrets } from "../log.ts";
 import type { Logger } from "../spider/types.ts";
+import { confinedFolders } from "./confine.ts";
 import type { JobCounts, JobStore } from "./job_store.ts";
 import { type GroupProcess, type ProcessExit, startProcessGroup } from "./process_group.ts";
-import type { JobOutcome, JobRecord, JobService, JobState, NewJob, ServePaths } from "./types.ts";
+import { maskArgument, maskedPairs, maskSetting } from "./secrets.ts";
+import type { CancelSignal, JobOutcome, JobRecord, JobService, JobState, NewJob, ServePaths } from "./types.ts";
 
 /** How the runner starts `netweir`: an executable and its leading arguments (runtime.selfCommand(cli.ts)). */
 export interface CliCommand {
@@ -44,13 +47,18 @@ interface RunningJob {
 const DEFAULT_KEEP = 100;
 const DEFAULT_GRACE_MS = 30_000;
 
-/** `netweir crawl` arguments for a job; every path absolute, as the crawl runs in the project's directory. */
+/**
+ * `netweir crawl` arguments for a job; every path absolute, as the crawl runs in the project's directory. They go to
+ * the job's process in its spec file (writeJobSpec), not on its command line.
+ */
 export function crawlArgs(job: JobRecord, paths: ServePaths): string[] {
   return [
     "crawl",
     job.file,
     "--spider",
     job.spider,
+    // Scrapy's log format unless the job chose one (jobLogFormat says why).
+    ...(givenLogFormat(job) === undefined ? ["-s", "log_format=scrapy"] : []),
     ...job.settings.flatMap((setting) => ["-s", setting]),
     ...job.args.flatMap((arg) => ["-a", arg]),
     "-o",
@@ -58,6 +66,40 @@ export function crawlArgs(job: JobRecord, paths: ServePaths): string[] {
     "--stats-file",
     resolve(paths.statsFile(job)),
   ];
+}
+
+/**
+ * Writes the job's crawl arguments to its spec file, readable by this user alone (the folder too), for
+ * `netweir _serve_job SPEC` to read and delete: a command line can be read by every user of the machine, and a job's
+ * settings may hold passwords (http_auth, a proxy's, a Redis URL's).
+ */
+function writeJobSpec(job: JobRecord, paths: ServePaths): string {
+  const file = paths.jobSpecFile(job);
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  chmodSync(dirname(file), 0o700);
+  writeFileSync(file, JSON.stringify({ argv: crawlArgs(job, paths) }), { mode: 0o600 });
+  return file;
+}
+
+/** The first line of a job's log: what it runs, with what, secrets masked. */
+function startLine(job: JobRecord): string {
+  const settings = JSON.stringify(maskedPairs(job.settings, maskSetting));
+  const args = JSON.stringify(maskedPairs(job.args, maskArgument));
+  return `job ${job.id} of project ${job.project}: spider ${job.spider} from ${job.file}, settings ${settings}, ` +
+    `arguments ${args}`;
+}
+
+/** The log_format a job was scheduled with, if any (the last one given wins, as with -s). */
+function givenLogFormat(job: Pick<JobRecord, "settings">): string | undefined {
+  return job.settings.map((pair) => /^(?:log_format|logFormat)=(.*)$/.exec(pair)?.[1]).filter(Boolean).at(-1);
+}
+
+/**
+ * The log format of a job: Scrapy's unless the job was scheduled with another, because the tools scrapyd users read
+ * logs with (ScrapydWeb's LogParser) find the time, the level and the progress lines only in Scrapy's format.
+ */
+function jobLogFormat(job: Pick<JobRecord, "settings">): LogFormat {
+  return (givenLogFormat(job) ?? "scrapy") === "scrapy" ? "scrapy" : "netweir";
 }
 
 /** The outcome of a job whose process has exited. */
@@ -123,7 +165,7 @@ export class JobRunner implements JobService {
     return this.#store.get(record.id) ?? record;
   }
 
-  cancel(project: string, id: string): JobState | undefined {
+  cancel(project: string, id: string, signal: CancelSignal = "INT"): JobState | undefined {
     const job = this.#store.get(id);
     if (!job || job.project.toLowerCase() !== project.toLowerCase()) return undefined;
     if (job.state === "pending") {
@@ -134,7 +176,7 @@ export class JobRunner implements JobService {
       this.#prune();
     } else if (job.state === "running") {
       const running = this.#running.get(job.id);
-      if (running) this.#stop(running);
+      if (running) this.#stop(running, signal);
     }
     return job.state;
   }
@@ -184,23 +226,29 @@ export class JobRunner implements JobService {
     }
   }
 
-  /** First call: SIGINT, and SIGKILL to the group after the grace period. Any later call: SIGKILL now. */
-  #stop(running: RunningJob): void {
+  /**
+   * First call: SIGINT (or SIGTERM), and SIGKILL to the job's processes after the grace period. KILL, or any later
+   * call: SIGKILL now.
+   */
+  #stop(running: RunningJob, signal: CancelSignal = "INT"): void {
     const { record, crawl } = running;
-    if (running.cancelled) {
+    if (running.cancelled || signal === "KILL") {
       clearTimeout(running.graceTimer);
-      this.#note(record, "WARNING", "cancelled again: killing the crawl and every process it started");
+      const why = running.cancelled ? "cancelled again" : "cancelled with signal KILL";
+      running.cancelled = true;
+      this.#note(record, "WARNING", `${why}: killing the crawl and every process it started`);
       crawl.kill();
       return;
     }
     running.cancelled = true;
-    this.#note(record, "INFO", "cancelled: stopping the crawl (SIGINT)");
-    crawl.interrupt();
+    const name = signal === "TERM" ? "SIGTERM" : "SIGINT";
+    this.#note(record, "INFO", `cancelled: stopping the crawl (${name})`);
+    crawl.interrupt(name);
     running.graceTimer = setTimeout(() => {
       this.#note(
         record,
         "WARNING",
-        `still running ${this.#graceMs / 1000} s after SIGINT: killing the crawl and every process it started`,
+        `still running ${this.#graceMs / 1000} s after ${name}: killing the crawl and every process it started`,
       );
       crawl.kill();
     }, this.#graceMs);
@@ -219,18 +267,23 @@ export class JobRunner implements JobService {
   #launch(job: JobRecord): void {
     let crawl: GroupProcess;
     try {
-      // The crawl writes its items and stats there; the log's folder is made by startProcessGroup.
-      for (const file of [this.#paths.itemsFile(job), this.#paths.statsFile(job)]) {
-        mkdirSync(dirname(file), { recursive: true });
+      // The crawl writes its items and stats there, and its warc, har and the like in their folders of the data
+      // directory (`warc=runs/books.warc`), none of which it makes itself.
+      const folders = [this.#paths.itemsFile(job), this.#paths.statsFile(job)].map((file) => dirname(file));
+      for (const folder of [...folders, ...confinedFolders(job.settings, this.#paths.dataDir(job.project))]) {
+        mkdirSync(folder, { recursive: true });
       }
+      mkdirSync(dirname(this.#paths.logFile(job)), { recursive: true });
+      this.#note(job, "INFO", startLine(job));
       crawl = startProcessGroup({
         command: this.#cli.command,
-        args: [...this.#cli.args, ...crawlArgs(job, this.#paths)],
+        args: [...this.#cli.args, "_serve_job", writeJobSpec(job, this.#paths)],
         cwd: job.cwd,
         logFile: this.#paths.logFile(job),
       });
     } catch (error) {
       // Its folders or log file could not be made: the job cannot run, and saying so in its log may fail too.
+      rmSync(this.#paths.jobSpecFile(job), { force: true });
       this.#store.markRunning(job.id, null);
       this.#store.markFinished(job.id, "failed");
       this.#log.error(`job ${job.id} could not start: ${(error as Error).message}`);
@@ -251,6 +304,8 @@ export class JobRunner implements JobService {
     const { record } = running;
     clearTimeout(running.graceTimer);
     if (exit.error) this.#note(record, "ERROR", `could not start the crawl: ${exit.error.message}`);
+    // Read and deleted by the job's process as it starts; still there if it never got that far.
+    await rm(this.#paths.jobSpecFile(record), { force: true }).catch(() => {});
     const outcome = outcomeOf(exit, running.cancelled);
     this.#store.markFinished(record.id, outcome);
     this.#running.delete(record.id);
@@ -306,7 +361,10 @@ export class JobRunner implements JobService {
   /** A line in the job's own log, where its user looks, in the crawl's log format. */
   #note(job: JobRecord, level: string, message: string): void {
     try {
-      appendFileSync(this.#paths.logFile(job), `${new Date().toISOString()} ${level} netweir serve: ${message}\n`);
+      const line = jobLogFormat(job) === "scrapy"
+        ? formatLogLine("scrapy", level, message, "netweir.serve")
+        : formatLogLine("netweir", level, `netweir serve: ${message}`);
+      appendFileSync(this.#paths.logFile(job), maskSecrets(line) + "\n");
     } catch (error) {
       this.#log.warning(`job ${job.id}: ${message} (could not write to its log: ${(error as Error).message})`);
     }

@@ -180,14 +180,18 @@ export class JobStore {
 
   /**
    * Forgets the finished jobs beyond the `keep` that ended last, and returns them so their log, items and stats
-   * files can be deleted.
+   * files can be deleted. Jobs cancelled before they started are counted apart, with an allowance of `keep` of their
+   * own: scrapyd forgets such a job at once, so they must not push jobs that ran (and their logs) out of --keep.
    */
   prune(keep: number): JobRecord[] {
     if (!Number.isInteger(keep) || keep < 0) throw new RangeError(`keep must be a whole number >= 0, not ${keep}`);
     return this.#transaction(() => {
-      const rows = this.#db.prepare(
-        `SELECT seq, ${COLUMNS} FROM jobs WHERE state = 'finished' ORDER BY ended_at DESC, seq DESC LIMIT -1 OFFSET ?`,
-      ).all(keep);
+      const beyond = (started: string) =>
+        this.#db.prepare(
+          `SELECT seq, ${COLUMNS} FROM jobs WHERE state = 'finished' AND started_at IS ${started} ` +
+            "ORDER BY ended_at DESC, seq DESC LIMIT -1 OFFSET ?",
+        ).all(keep);
+      const rows = [...beyond("NOT NULL"), ...beyond("NULL")];
       const remove = this.#db.prepare("DELETE FROM jobs WHERE seq = ?");
       for (const row of rows) remove.run(row.seq);
       return rows.map(toRecord);

@@ -63,8 +63,8 @@ export function checkServeOptions(raw: RawServeOptions, env: (name: string) => s
         "NETWEIR_SERVE_PASSWORD, or give --insecure-no-auth if you really mean it",
     );
   }
+  // No --project at all is a service with nothing to run yet, as a fresh scrapyd is: listprojects.json answers [].
   const projects = raw.project ?? [];
-  if (projects.length === 0) throw new UsageError("give at least one --project NAME=PATH");
   return {
     projects,
     bind,

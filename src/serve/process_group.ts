@@ -9,7 +9,9 @@
 import { spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
-import { runtime } from "../runtime/mod.ts";
+import { runtime, type StopSignal } from "../runtime/mod.ts";
+import { spiderEnvironment } from "./child_env.ts";
+import { JOB_TOKEN_VARIABLE, jobProcesses } from "./job_processes.ts";
 
 /** How a process ended: its exit code, or the signal that ended it, or why it could not start. */
 export interface ProcessExit {
@@ -34,8 +36,8 @@ export interface GroupProcess {
   readonly pid: number | undefined;
   /** Resolves (never rejects) when it has exited; anything left in its group has been sent SIGKILL by then. */
   readonly exited: Promise<ProcessExit>;
-  /** SIGINT to the process alone, as Ctrl-C would stop `netweir crawl`. False once it has exited. */
-  interrupt(): boolean;
+  /** SIGINT (or SIGTERM) to the process alone, as Ctrl-C would stop `netweir crawl`. False once it has exited. */
+  interrupt(signal?: StopSignal): boolean;
   /** SIGKILL to every process in the group. False once none is left. */
   kill(): boolean;
 }
@@ -48,28 +50,31 @@ function killQuietly(pgid: number): void {
   }
 }
 
+/** SIGKILL to the job's processes outside its group (job_processes.ts): the ones that called setsid. */
+function killStrays(root: number, token: string, byTree: boolean): void {
+  for (const pid of jobProcesses(root, token, byTree)) {
+    try {
+      runtime.signalProcess(pid, "SIGKILL");
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+}
+
 /**
  * Starts `command` detached (a new session, so a process group it leads) with its output appended to `logFile`.
  * The child gets the log file itself, not a pipe, so it does not depend on this process: if the service is
  * killed, the job runs on to its end and its log is complete. Throws if the log file cannot be opened.
  */
-/** Variables a job never inherits: the service's own login. A spider has no business reading it. */
-const PRIVATE_VARIABLES = ["NETWEIR_SERVE_USERNAME", "NETWEIR_SERVE_PASSWORD"];
-
-function jobEnvironment(): Record<string, string> {
-  const environment = runtime.environment();
-  for (const name of PRIVATE_VARIABLES) delete environment[name];
-  return environment;
-}
-
 export function startProcessGroup(options: ProcessGroupOptions): GroupProcess {
   mkdirSync(dirname(options.logFile), { recursive: true });
+  const token = crypto.randomUUID();
   const fd = openSync(options.logFile, "a");
   let child;
   try {
     child = spawn(options.command, options.args, {
       cwd: options.cwd,
-      env: jobEnvironment(),
+      env: { ...spiderEnvironment(), [JOB_TOKEN_VARIABLE]: token },
       detached: true,
       stdio: ["ignore", fd, fd],
     });
@@ -90,15 +95,23 @@ export function startProcessGroup(options: ProcessGroupOptions): GroupProcess {
       running = false;
       // A crawl that has ended leaves nothing behind: a worker or browser it started and did not stop would run
       // on unwatched and keep writing to the job's log.
-      if (pid !== undefined) killQuietly(pid);
+      if (pid !== undefined) {
+        killQuietly(pid);
+        killStrays(pid, token, false);
+      }
       resolve({ code, signal });
     });
   });
   return {
     pid,
     exited,
-    interrupt: () => running && pid !== undefined && runtime.signalProcess(pid, "SIGINT"),
+    interrupt: (signal: StopSignal = "SIGINT") => running && pid !== undefined && runtime.signalProcess(pid, signal),
     // Not once it has exited and its group was killed: the id may by now belong to someone else.
-    kill: () => running && pid !== undefined && runtime.killProcessGroup(pid, "SIGKILL"),
+    kill: () => {
+      if (!running || pid === undefined) return false;
+      // The strays first, while the job's process is alive and the tree still leads to them.
+      killStrays(pid, token, true);
+      return runtime.killProcessGroup(pid, "SIGKILL");
+    },
   };
 }

@@ -1,13 +1,17 @@
 /**
- * The projects `netweir serve` runs: each --project NAME=PATH (or bare PATH) checked once at start-up, and its
- * spiders read afresh, one process per file, every time they are asked for, so an edited spider is seen at once and
- * a file that crashes on import is reported by name instead of taking the service down.
+ * The projects `netweir serve` runs: each --project NAME=PATH (or bare PATH) checked once at start-up. Their spiders
+ * come from the {@link SpiderCatalog}: the listing of a project's files is taken on every request, and only files
+ * that changed since they were last read are read again, all in one child process, so an edited spider is seen at
+ * once, a file that crashes or hangs on import is reported by name instead of taking the service down, and an
+ * unchanged project costs a few `stat` calls.
  */
 import { statSync } from "node:fs";
 import { basename, dirname, extname, relative, resolve } from "node:path";
-import { inspectAll, spiderFiles } from "../cli/list.ts";
+import { spiderFiles } from "../cli/list.ts";
+import { selfCli } from "../cli/self.ts";
 import { maskSecrets } from "../log.ts";
 import { isServeName, NAME_RULE } from "./names.ts";
+import { SpiderCatalog } from "./spider_catalog.ts";
 import type { Project, ProjectRegistry, ProjectSpider } from "./types.ts";
 
 /** Splits `NAME=PATH` or a bare PATH into a name and a path; a bare PATH is named after its file or directory. */
@@ -18,6 +22,9 @@ function parseSpec(spec: string): { name: string; path: string; explicit: boolea
   const base = basename(spec.replace(/[\\/]+$/, ""));
   return { name: base.slice(0, base.length - extname(base).length) || base, path: spec, explicit: false };
 }
+
+/** How long one spider file may take to import before it is reported as hanging. */
+export const DEFAULT_IMPORT_TIMEOUT_MS = 10_000;
 
 function checkProject(spec: string, cwd: string): Project {
   const { name, path, explicit } = parseSpec(spec);
@@ -46,9 +53,16 @@ function checkProject(spec: string, cwd: string): Project {
  *
  * @param specs "NAME=PATH" or a bare PATH (named after the file without its extension, or the directory).
  * @param cwd what relative paths are relative to.
+ * @param options.catalog where what the files declared is kept (a new one reading through `netweir` by default).
  * @throws TypeError for a bad or duplicate name (names ignore case) or a path that does not exist.
  */
-export function createProjectRegistry(specs: readonly string[], cwd: string): ProjectRegistry {
+export function createProjectRegistry(
+  specs: readonly string[],
+  cwd: string,
+  options: { catalog?: SpiderCatalog } = {},
+): ProjectRegistry {
+  const catalog = options.catalog ??
+    new SpiderCatalog({ cli: selfCli(), importTimeoutMs: DEFAULT_IMPORT_TIMEOUT_MS });
   const projects = new Map<string, Project>();
   for (const spec of specs) {
     const project = checkProject(spec, cwd);
@@ -82,7 +96,8 @@ export function createProjectRegistry(specs: readonly string[], cwd: string): Pr
       }
       const spiders: ProjectSpider[] = [];
       const errors: { file: string; error: string }[] = [];
-      for (const result of await inspectAll(files, project.dir)) {
+      const absolute = files.map((file) => resolve(project.dir, file));
+      for (const result of await catalog.describe(absolute, project.dir)) {
         const file = resolve(project.dir, result.file);
         if ("error" in result) {
           errors.push({ file: label(file), error: maskSecrets(result.error) });

@@ -7,7 +7,7 @@ import { resolveCrawlSettings } from "../settings/check.ts";
 import { Settings, type SettingsInit } from "../settings/settings.ts";
 import { findSetting } from "../settings/table.ts";
 import { spiderAttributeAllowed } from "../spider/callbacks.ts";
-import { ConfinementError, confinePath } from "./confine.ts";
+import { CONFINED_SETTINGS, ConfinementError, confinePath } from "./confine.ts";
 import { isServeName, NAME_RULE } from "./names.ts";
 import type { NewJob, ProjectRegistry, ProjectSpider, ServePaths } from "./types.ts";
 
@@ -15,16 +15,6 @@ import type { NewJob, ProjectRegistry, ProjectSpider, ServePaths } from "./types
 export class ScheduleError extends Error {
   override name = "ScheduleError";
 }
-
-/** Settings naming a file or directory: over HTTP, confined to DIR/data/PROJECT. */
-const CONFINED_SETTINGS: ReadonlySet<string> = new Set([
-  "checkpoint",
-  "cache",
-  "deltafetch",
-  "warc",
-  "har",
-  "browser_upload_dir",
-]);
 
 /** Settings a job may not set over HTTP at all, and why. */
 const SERVICE_SETTINGS: Readonly<Record<string, string>> = {
@@ -49,6 +39,25 @@ export function requiredParam(params: URLSearchParams, name: string): string {
   const value = params.get(name);
   if (value === null || value === "") throw new ScheduleError(`'${name}' parameter is required`);
   return value;
+}
+
+/** A parameter naming a project, spider or job, refused with the parameter's name when it breaks the name rule. */
+function checkedName(param: string, value: string): string {
+  if (!isServeName(value)) {
+    throw new ScheduleError(`'${param}' parameter is invalid: ${JSON.stringify(value)} must be ${NAME_RULE}`);
+  }
+  return value;
+}
+
+/** A required project, spider or job name: missing and malformed are refused alike, before anything looks it up. */
+export function requiredName(params: URLSearchParams, name: string): string {
+  return checkedName(name, requiredParam(params, name));
+}
+
+/** An optional project or job name: undefined when absent or empty, refused when malformed. */
+export function optionalName(params: URLSearchParams, name: string): string | undefined {
+  const value = params.get(name);
+  return value === null || value === "" ? undefined : checkedName(name, value);
 }
 
 /** A new job id: 32 hex digits, like scrapyd's. */
@@ -133,8 +142,8 @@ function checkArguments(params: URLSearchParams): string[] {
  *   exist, has the wrong type, or fails a start-of-crawl check on top of the spider's own settings.
  */
 export async function checkSchedule(params: URLSearchParams, context: ScheduleContext): Promise<NewJob> {
-  const projectName = requiredParam(params, "project");
-  const spiderName = requiredParam(params, "spider");
+  const projectName = requiredName(params, "project");
+  const spiderName = requiredName(params, "spider");
   const project = context.registry.get(projectName);
   if (!project) throw new ScheduleError(`project '${projectName}' not found`);
   const version = params.get("_version");
@@ -153,11 +162,7 @@ export async function checkSchedule(params: URLSearchParams, context: ScheduleCo
   }
   // Only now the spider files are read (a process each): everything refused above was cheaper to refuse.
   const spider = await findSpider(context.registry, project.name, spiderName);
-  if (!isServeName(spider.name)) {
-    throw new ScheduleError(
-      `spider ${JSON.stringify(spider.name)} can't be run as a job: its name must be ${NAME_RULE}`,
-    );
-  }
+  // Its name is the `spider` parameter, which has passed the name rule: it can be a folder name.
   // As `-s` applies them: over the spider's own settings, with its own profiles known.
   let resolved;
   const overrides = Settings.fromPairs(settings);

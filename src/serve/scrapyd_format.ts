@@ -1,5 +1,5 @@
 /** How jobs look in scrapyd's answers: its field names, its time format, its URLs for logs and items. */
-import { maskSecrets } from "../log.ts";
+import { maskArgument, maskedPairs, maskSetting } from "./secrets.ts";
 import type { JobRecord } from "./types.ts";
 
 type JobKey = Pick<JobRecord, "project" | "spider" | "id">;
@@ -28,16 +28,6 @@ export function itemsUrl(job: JobKey): string {
   return `/items/${jobPath(job)}.jl`;
 }
 
-/** "KEY=VALUE" texts as an object, first "=" splitting, passwords in URLs masked. */
-function pairsObject(pairs: readonly string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const pair of pairs) {
-    const eq = pair.indexOf("=");
-    out[eq < 0 ? pair : pair.slice(0, eq)] = eq < 0 ? "" : maskSecrets(pair.slice(eq + 1));
-  }
-  return out;
-}
-
 /** One job in listjobs.json: scrapyd's fields, plus Netweir's outcome (null until it is finished). */
 export function listedJob(job: JobRecord): Record<string, unknown> {
   const entry: Record<string, unknown> = {
@@ -55,8 +45,8 @@ export function listedJob(job: JobRecord): Record<string, unknown> {
     // scrapyd shows a waiting job's settings and arguments; a running or finished one's are in its log.
     entry.priority = job.priority;
     entry.version = null;
-    entry.settings = pairsObject(job.settings);
-    entry.args = pairsObject(job.args);
+    entry.settings = maskedPairs(job.settings, maskSetting);
+    entry.args = maskedPairs(job.args, maskArgument);
   }
   return entry;
 }

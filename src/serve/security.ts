@@ -4,7 +4,8 @@
  * HTTP basic auth when a username and password are set. Applied before every route, the HTML page included.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { Context, MiddlewareHandler } from "hono";
+import type { MiddlewareHandler } from "hono";
+import { jsonAnswer } from "./answer.ts";
 
 /** The credentials basic auth asks for. */
 export interface BasicAuth {
@@ -65,31 +66,35 @@ function credentialsChecker(auth: BasicAuth): (given: BasicAuth | undefined) => 
   };
 }
 
-function refuse(
-  c: Context,
-  status: 401 | 403,
-  message: string,
-  nodeName: string,
-  headers: Record<string, string> = {},
-) {
-  return c.json({ node_name: nodeName, status: "error", message }, status, headers);
+function refuse(status: 403, message: string, nodeName: string): Response {
+  return jsonAnswer({ node_name: nodeName, status: "error", message }, status);
+}
+
+/**
+ * A missing or wrong login, answered as scrapyd (twisted.web's guard) answers it: 401, the body `Unauthorized`, and
+ * the challenge. Clients that test for scrapyd's wording (and browsers, which then ask for a login) see the same.
+ */
+function unauthorized(): Response {
+  return new Response("Unauthorized", {
+    status: 401,
+    headers: { "content-type": "text/plain; charset=utf-8", "WWW-Authenticate": REALM },
+  });
 }
 
 /**
  * The middleware: Origin refused (403), rebinding Host refused while loopback (403), then basic auth when
- * configured (401 with WWW-Authenticate). Messages never contain the password, given or configured.
+ * configured (401 `Unauthorized` with WWW-Authenticate). Messages never contain the password, given or configured.
  */
 export function security(options: SecurityOptions): MiddlewareHandler {
   const check = options.auth ? credentialsChecker(options.auth) : undefined;
   return async (c, next) => {
     if (c.req.header("origin") !== undefined) {
-      return refuse(c, 403, "requests from web pages (with an Origin header) are refused", options.nodeName);
+      return refuse(403, "requests from web pages (with an Origin header) are refused", options.nodeName);
     }
     if (options.loopback) {
       const host = c.req.header("host") ?? new URL(c.req.url).host;
       if (!isLoopbackHost(host)) {
         return refuse(
-          c,
           403,
           "this service listens on a loopback address and answers only requests addressed to localhost, " +
             "127.0.0.1 or [::1] (another host name is what DNS rebinding looks like)",
@@ -98,9 +103,7 @@ export function security(options: SecurityOptions): MiddlewareHandler {
       }
     }
     if (check && !check(parseBasic(c.req.header("authorization")))) {
-      return refuse(c, 401, "authentication required: a username and password (HTTP basic auth)", options.nodeName, {
-        "WWW-Authenticate": REALM,
-      });
+      return unauthorized();
     }
     await next();
     // Logs and items are served as they are: a browser must never guess they are HTML.

@@ -61,10 +61,13 @@ export async function startService(options: ServeOptions, log: Logger): Promise<
     throw error;
   }
   jobs.start(); // only now: a start that could not listen must leave waiting jobs waiting
+  // Read every project's spider files now, in the background, so the first schedule doesn't pay for it.
+  for (const name of registry.names()) void registry.spiders(name).catch(() => {});
   if (!loopback && options.username === undefined) log.warning(INSECURE_WARNING);
   const host = server.hostname.includes(":") ? `[${server.hostname}]` : server.hostname;
   const url = `http://${host}:${server.port}/`;
-  log.info(`serving ${registry.names().join(", ")} at ${url} (jobs, logs and items in ${jobs.paths.dir})`);
+  const served = registry.names().length > 0 ? registry.names().join(", ") : "no projects";
+  log.info(`serving ${served} at ${url} (jobs, logs and items in ${jobs.paths.dir})`);
   let closing: Promise<void> | undefined;
   return {
     url,

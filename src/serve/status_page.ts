@@ -1,10 +1,22 @@
 /**
- * The page at `/`: every job at a glance, with links to its log and items and, for running jobs, their stats so
- * far. Server-rendered and reloaded every 5 seconds (as often as a job writes its stats); no script, no external
- * asset, and every text from a job or a spider escaped.
+ * The page at `/`: the jobs at a glance, each linked to its own page (job_page.ts), with links to its log and items
+ * and, for running jobs, their stats so far. Filters by project, spider and outcome, and pages through the finished
+ * jobs, so a service that keeps a thousand of them still serves a small page. Server-rendered and reloaded every 5
+ * seconds (as often as a job writes its stats); no script, no external asset, and every text from a job or a spider
+ * escaped. Filters are links, not a form: the pages' CSP sends no form.
  */
-import { itemsUrl, logUrl, scrapydTime } from "./scrapyd_format.ts";
-import type { JobRecord } from "./types.ts";
+import { escapeHtml } from "./html.ts";
+import { duration, fileLinks, jobPageUrl, number, STYLE, time } from "./page_parts.ts";
+import type { JobOutcome, JobRecord } from "./types.ts";
+
+/** The list's filters and page, from the query string. */
+export interface ListQuery {
+  project?: string;
+  spider?: string;
+  outcome?: string;
+  /** 1-based page of the finished jobs. */
+  page: number;
+}
 
 /** What the page shows. */
 export interface StatusPageData {
@@ -13,40 +25,38 @@ export interface StatusPageData {
   jobs: readonly JobRecord[];
   /** Stats of running jobs by job id (null while a job has written none). */
   stats: ReadonlyMap<string, Record<string, unknown> | null>;
+  query?: ListQuery;
 }
 
-/** The Content-Security-Policy the page is served with: inline style and nothing else. */
-export const STATUS_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; " +
-  "frame-ancestors 'none'";
+/** Finished jobs a page, and waiting jobs shown before "and N more". */
+export const PAGE_SIZE = 50;
 
-const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+const OUTCOMES: readonly JobOutcome[] = ["finished", "failed", "cancelled", "lost"];
 
-/** Text made safe for HTML content and quoted attributes. */
-export function escapeHtml(value: unknown): string {
-  return String(value ?? "").replace(/[&<>"']/g, (ch) => ESCAPES[ch]);
+/** The filters and page of `/?project=..&spider=..&outcome=..&page=N`; anything else is ignored. */
+export function parseListQuery(search: URLSearchParams): ListQuery {
+  const text = (name: string) => {
+    const value = search.get(name);
+    return value === null || value === "" ? undefined : value;
+  };
+  const page = Number(search.get("page") ?? "1");
+  return {
+    project: text("project"),
+    spider: text("spider"),
+    outcome: text("outcome"),
+    page: Number.isInteger(page) && page >= 1 ? page : 1,
+  };
 }
 
-/** Seconds as "1 h 02 min", "3 min 05 s" or "12 s". */
-function duration(seconds: number): string {
-  const s = Math.max(0, Math.round(seconds));
-  const pad = (n: number) => String(n).padStart(2, "0");
-  if (s >= 3600) return `${Math.floor(s / 3600)} h ${pad(Math.floor(s / 60) % 60)} min`;
-  if (s >= 60) return `${Math.floor(s / 60)} min ${pad(s % 60)} s`;
-  return `${s} s`;
-}
-
-function time(epochMs: number | null): string {
-  return epochMs === null ? "" : escapeHtml(scrapydTime(epochMs)!.slice(0, 19));
-}
-
-function links(job: JobRecord): string {
-  // A job cancelled before it started has neither log nor items.
-  if (job.startedAt === null) return "";
-  return `<a href="${escapeHtml(logUrl(job))}">log</a> · <a href="${escapeHtml(itemsUrl(job))}">items</a>`;
-}
-
-function number(value: unknown): string {
-  return typeof value === "number" ? escapeHtml(value.toLocaleString("en")) : "–";
+/** The URL of the list with `changes` applied to `query` (a filter change goes back to page 1). */
+function listUrl(query: ListQuery, changes: Partial<ListQuery>): string {
+  const next = { ...query, ...changes };
+  if (!("page" in changes)) next.page = 1;
+  const params = new URLSearchParams();
+  for (const key of ["project", "spider", "outcome"] as const) if (next[key]) params.set(key, next[key]!);
+  if (next.page > 1) params.set("page", String(next.page));
+  const search = params.toString();
+  return search ? `/?${search}` : "/";
 }
 
 function statsCell(stats: Record<string, unknown> | null | undefined): string {
@@ -57,41 +67,58 @@ function statsCell(stats: Record<string, unknown> | null | undefined): string {
 }
 
 function jobCells(job: JobRecord): string {
-  return `<td><code>${escapeHtml(job.id)}</code></td><td>${escapeHtml(job.project)}</td>` +
-    `<td>${escapeHtml(job.spider)}</td>`;
+  return `<td><a href="${escapeHtml(jobPageUrl(job))}"><code>${escapeHtml(job.id)}</code></a></td>` +
+    `<td>${escapeHtml(job.project)}</td><td>${escapeHtml(job.spider)}</td>`;
 }
 
-function table(title: string, headings: string[], rows: string[]): string {
+function table(title: string, headings: string[], rows: string[], count = rows.length, note = ""): string {
   const head = headings.map((heading) => `<th>${heading}</th>`).join("");
   const body = rows.length > 0 ? rows.join("\n") : `<tr><td colspan="${headings.length}" class="dim">none</td></tr>`;
-  return `<h2>${title} <span class="count">${rows.length}</span></h2>\n` +
-    `<table><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>`;
+  return `<h2 id="${title.toLowerCase()}">${title} <span class="count">${number(count)}</span></h2>\n` +
+    `<table class="list-${title.toLowerCase()}"><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>${note}`;
 }
 
-const STYLE = `
-body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5em auto; max-width: 72em; padding: 0 1em; color: #222; }
-h1 { font-size: 1.4em; margin-bottom: .2em; } h2 { font-size: 1.1em; margin: 1.6em 0 .4em; }
-.count { color: #666; font-weight: normal; } .dim { color: #777; }
-table { border-collapse: collapse; width: 100%; } th, td { text-align: left; padding: .3em .6em; }
-thead th { border-bottom: 2px solid #ccc; font-weight: 600; } tbody tr { border-bottom: 1px solid #eee; }
-code { font-size: .92em; } a { color: #0645ad; }
-.outcome { font-weight: 600; } .finished { color: #1a7f37; } .failed, .lost { color: #c62828; }
-.cancelled { color: #9a6700; }
-@media (prefers-color-scheme: dark) {
-  body { background: #16181c; color: #ddd; } a { color: #8ab4f8; } thead th { border-color: #444; }
-  tbody tr { border-color: #2a2d33; } .dim, .count { color: #999; }
-}`;
+/** One line of filter links: "all" and each value, the current one marked. */
+function filterLine(label: string, key: "project" | "spider" | "outcome", values: string[], query: ListQuery): string {
+  const link = (value: string | undefined, text: string) => {
+    const on = (query[key] ?? undefined) === value;
+    return `<a class="filter-${key}${on ? " on" : ""}" href="${escapeHtml(listUrl(query, { [key]: value }))}">` +
+      `${escapeHtml(text)}</a>`;
+  };
+  return `<span>${label}: ${[link(undefined, "all"), ...values.map((value) => link(value, value))].join(" · ")}</span>`;
+}
+
+const sameName = (a: string, b: string | undefined) => b === undefined || a.toLowerCase() === b.toLowerCase();
 
 /** The whole page, as HTML. */
 export function renderStatusPage(data: StatusPageData): string {
-  const running = data.jobs.filter((job) => job.state === "running");
-  const pending = data.jobs.filter((job) => job.state === "pending")
+  const query = data.query ?? { page: 1 };
+  const shown = data.jobs.filter((job) => sameName(job.project, query.project) && sameName(job.spider, query.spider));
+  // An outcome is a finished job's: filtering by one leaves the waiting and running jobs out.
+  const byOutcome = query.outcome === undefined ? shown : shown.filter((job) => job.outcome === query.outcome);
+  const running = byOutcome.filter((job) => job.state === "running");
+  const pending = byOutcome.filter((job) => job.state === "pending")
     .sort((a, b) => b.priority - a.priority || a.createdAt - b.createdAt);
-  const finished = data.jobs.filter((job) => job.state === "finished")
+  const finished = byOutcome.filter((job) => job.state === "finished")
     .sort((a, b) => (b.endedAt ?? b.createdAt) - (a.endedAt ?? a.createdAt));
-  const projects = data.projects.length > 0
-    ? data.projects.map((name) => `<code>${escapeHtml(name)}</code>`).join(", ")
-    : `<span class="dim">none</span>`;
+  const pages = Math.max(1, Math.ceil(finished.length / PAGE_SIZE));
+  const page = Math.min(query.page, pages);
+  const finishedPage = finished.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
+  const projects = [...new Set([...data.projects, ...data.jobs.map((job) => job.project)])].sort();
+  const spiders = [...new Set(data.jobs.filter((job) => sameName(job.project, query.project)).map((job) => job.spider))]
+    .sort();
+  const pager = pages <= 1
+    ? ""
+    : `<p class="pager">${
+      page > 1 ? `<a rel="prev" href="${escapeHtml(listUrl(query, { page: page - 1 }))}">← newer</a> · ` : ""
+    }page ${page} of ${pages}${
+      page < pages ? ` · <a rel="next" href="${escapeHtml(listUrl(query, { page: page + 1 }))}">older →</a>` : ""
+    }</p>`;
+  const morePending = pending.length > PAGE_SIZE
+    ? `<p class="dim">and ${number(pending.length - PAGE_SIZE)} more waiting (all of them in listjobs.json)</p>`
+    : "";
+  const all = data.jobs;
+  const count = (state: JobRecord["state"]) => all.filter((job) => job.state === state).length;
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -103,15 +130,20 @@ export function renderStatusPage(data: StatusPageData): string {
 </head>
 <body>
 <h1>netweir serve <span class="dim">on ${escapeHtml(data.nodeName)}</span></h1>
-<p>${running.length} running · ${pending.length} waiting · ${finished.length} finished. Projects: ${projects}.
+<nav><a href="/jobs">Jobs</a> · <a href="/logs/">Logs</a> · <a href="/items/">Items</a>
+<span class="dim">(scrapyd's pages, for dashboards that read them)</span></nav>
+<p>${count("running")} running · ${count("pending")} waiting · ${count("finished")} finished.
 <span class="dim">This page reloads every 5 seconds.</span></p>
+<p class="filters">${filterLine("project", "project", projects, query)}
+${filterLine("spider", "spider", spiders, query)}
+${filterLine("outcome", "outcome", [...OUTCOMES], query)}</p>
 ${
     table(
       "Running",
       ["job", "project", "spider", "started", "stats so far", ""],
       running.map((job) =>
         `<tr>${jobCells(job)}<td>${time(job.startedAt)}</td><td>${statsCell(data.stats.get(job.id))}</td>` +
-        `<td>${links(job)}</td></tr>`
+        `<td>${fileLinks(job)}</td></tr>`
       ),
     )
   }
@@ -119,19 +151,23 @@ ${
     table(
       "Waiting",
       ["job", "project", "spider", "priority", "scheduled"],
-      pending.map((job) =>
+      pending.slice(0, PAGE_SIZE).map((job) =>
         `<tr>${jobCells(job)}<td>${escapeHtml(job.priority)}</td><td>${time(job.createdAt)}</td></tr>`
       ),
+      pending.length,
+      morePending,
     )
   }
 ${
     table(
       "Finished",
       ["job", "project", "spider", "outcome", "started", "ended", ""],
-      finished.map((job) =>
+      finishedPage.map((job) =>
         `<tr>${jobCells(job)}<td class="outcome ${escapeHtml(job.outcome ?? "")}">${escapeHtml(job.outcome ?? "")}` +
-        `</td><td>${time(job.startedAt)}</td><td>${time(job.endedAt)}</td><td>${links(job)}</td></tr>`
+        `</td><td>${time(job.startedAt)}</td><td>${time(job.endedAt)}</td><td>${fileLinks(job)}</td></tr>`
       ),
+      finished.length,
+      pager,
     )
   }
 </body>

@@ -44,16 +44,23 @@ export class JobExistsError extends Error {
   override name = "JobExistsError";
 }
 
+/**
+ * How cancel.json stops a running job (its `signal` parameter, as scrapyd's): INT as Ctrl-C does (the default),
+ * TERM as a service manager does, both killed with their children after the grace period; KILL kills the job and
+ * every process it started at once.
+ */
+export type CancelSignal = "INT" | "TERM" | "KILL";
+
 /** The job store and runner together, as the HTTP app sees them. */
 export interface JobService {
   /** Adds a waiting job; it starts when there is room. Throws JobExistsError for a taken id. */
   schedule(job: NewJob): JobRecord;
   /**
-   * Cancels a job of a project: a waiting one leaves the queue, a running one is stopped like Ctrl-C (killed with
-   * its children after the grace period, at once on a second cancel). Returns the state it was in, or undefined
-   * when there is no such job in that project.
+   * Cancels a job of a project: a waiting one leaves the queue, a running one is sent `signal` (INT, like Ctrl-C,
+   * by default) and killed with its children after the grace period, at once on a second cancel or with KILL.
+   * Returns the state it was in, or undefined when there is no such job in that project.
    */
-  cancel(project: string, id: string): JobState | undefined;
+  cancel(project: string, id: string, signal?: CancelSignal): JobState | undefined;
   get(id: string): JobRecord | undefined;
   /** Jobs, all or one project's, oldest first. */
   list(project?: string): JobRecord[];
@@ -66,6 +73,11 @@ export interface ServePaths {
   logFile(job: Pick<JobRecord, "project" | "spider" | "id">): string;
   itemsFile(job: Pick<JobRecord, "project" | "spider" | "id">): string;
   statsFile(job: Pick<JobRecord, "project" | "spider" | "id">): string;
+  /**
+   * Where a job's command line waits for its process (settings and arguments included), readable by the service's
+   * user alone and deleted by the process once read: not on the command line, which every local user can read.
+   */
+  jobSpecFile(job: Pick<JobRecord, "id">): string;
   /** DIR/data/PROJECT: the only place a job's checkpoint, cache, deltafetch, warc and har may be. */
   dataDir(project: string): string;
 }

@@ -406,6 +406,22 @@ const TABLE = {
     check: positive,
     doc: "Seconds between two writes of the stats file",
   }),
+  logFormat: setting<string>({
+    cli: "log_format",
+    type: "string",
+    default: "netweir",
+    choices: ["netweir", "scrapy"],
+    doc: "How log lines look: netweir (ISO time, LEVEL message) or scrapy (local time, [netweir] LEVEL: message, " +
+      "as Scrapy writes them, for tools that read Scrapy logs)",
+  }),
+  logInterval: setting<number>({
+    cli: "log_interval",
+    type: "float",
+    default: 60,
+    check: positive,
+    doc:
+      "Seconds between two progress lines in the log when there is no live progress line (Scrapy's LOGSTATS_INTERVAL)",
+  }),
   progress: setting<boolean | null>({
     cli: "progress",
     type: "bool",

@@ -4,6 +4,7 @@
  * tests move jobs along with start() and end().
  */
 import {
+  type CancelSignal,
   JobExistsError,
   type JobOutcome,
   type JobRecord,
@@ -32,11 +33,15 @@ export class FakeJobs implements JobService {
     return record;
   }
 
-  cancel(project: string, id: string): JobState | undefined {
+  /** The signal each cancel of a running job asked for, in order. */
+  readonly signals: CancelSignal[] = [];
+
+  cancel(project: string, id: string, signal: CancelSignal = "INT"): JobState | undefined {
     const job = this.#jobs.get(id.toLowerCase());
     if (!job || job.project.toLowerCase() !== project.toLowerCase()) return undefined;
     const was = job.state;
     if (was === "pending") this.end(job.id, "cancelled");
+    if (was === "running") this.signals.push(signal);
     // A running job would be stopped like Ctrl-C; here it stays running until a test ends it.
     return was;
   }

@@ -210,11 +210,11 @@ Deno.test("POST endpoints refuse GET and GET endpoints refuse POST, with 405 and
   await withApp({}, async ({ app, jobs }) => {
     const get = await app.request("/schedule.json?project=news&spider=feeds");
     assert.equal(get.status, 405);
-    assert.equal(get.headers.get("allow"), "POST");
+    assert.equal(get.headers.get("allow"), "POST, OPTIONS");
     assert.equal((await get.json()).status, "error");
     const postList = await app.request("/listjobs.json", post([]));
     assert.equal(postList.status, 405);
-    assert.equal(postList.headers.get("allow"), "GET, HEAD");
+    assert.equal(postList.headers.get("allow"), "GET, HEAD, OPTIONS");
     assert.equal((await app.request("/daemonstatus.json", { method: "HEAD" })).status, 200);
     assert.deepEqual(jobs.list(), []);
   });
@@ -358,5 +358,36 @@ Deno.test("a form body over 1 MiB is refused with 413 before it is read", async 
     assert.equal(response.status, 413);
     assert.equal((await response.json()).status, "error");
     assert.deepEqual(jobs.list(), []);
+  });
+});
+
+Deno.test("listjobs.json and jobstats.json mask passwords: http_auth, URLs, secret headers and arguments", async () => {
+  await withApp({}, async ({ app, jobs, paths }) => {
+    jobs.insert(record({
+      id: "w1",
+      project: "shop",
+      spider: "books",
+      settings: [
+        "http_auth=a.example=me:pw1,b.example=you:pw2",
+        'httpAuth={"c.example":{"user":"u","password":"pw3"}}',
+        "queue=redis://:pw4@127.0.0.1:6379/0",
+        'default_headers={"Authorization":"Bearer pw5","Accept":"text/html"}',
+      ],
+      args: ["api_key=pw6", "site=http://x:pw7@127.0.0.1/"],
+    }));
+    const listed = await json(app, "/listjobs.json");
+    const waiting = (listed.pending as Record<string, Record<string, string>>[])[0];
+    assert.deepEqual(waiting.settings, {
+      http_auth: "a.example=me:***,b.example=you:***",
+      httpAuth: '{"c.example":{"user":"u","password":"***"}}',
+      queue: "redis://:***@127.0.0.1:6379/0",
+      default_headers: '{"Authorization":"***","Accept":"text/html"}',
+    });
+    assert.deepEqual(waiting.args, { api_key: "***", site: "http://x:***@127.0.0.1/" });
+    jobs.start("w1");
+    await writeAt(paths.statsFile(jobs.get("w1")!), JSON.stringify({ last_error: "failed redis://:pw8@h:1/0" }));
+    const stats = await json(app, "/jobstats.json?job=w1");
+    assert.deepEqual(stats.stats, { last_error: "failed redis://:***@h:1/0" });
+    assert.doesNotMatch(JSON.stringify([listed, stats]), /pw\d/);
   });
 });

@@ -62,3 +62,42 @@ Deno.test("python-scrapyd-api's calls work against netweir serve: projects, spid
     await site.close();
   }
 });
+
+const PYCLIENT = fileURLToPath(new URL("./scrapyd_pyclient.py", import.meta.url));
+
+Deno.test("scrapyd-client's ScrapydClient works against netweir serve, every method, status() included", async () => {
+  const site = await startFixtureSite({ books: 10 });
+  let service: ServeProcess | undefined;
+  try {
+    await withTempDir(async (dir) => {
+      service = await startServe(join(dir, "serve"));
+      const result = await runCommand("python3", [
+        PYCLIENT,
+        `http://localhost:${service.port}`,
+        site.url,
+        join(dir, "never"),
+      ]);
+      assert.equal(result.code, 0, result.stderr + result.stdout);
+      const said = calls(result.stdout);
+      assert.deepEqual(said.get("projects"), ["shop"]);
+      assert.deepEqual(said.get("spiders"), ["books", "stubborn"]);
+      assert.deepEqual(said.get("daemonstatus"), ["finished", "node_name", "pending", "running", "status"]);
+      assert.deepEqual(said.get("versions"), []);
+      assert.equal(said.get("status unknown"), "unknown");
+      assert.equal(said.get("schedule"), 32);
+      assert.equal(said.get("status finished"), "finished");
+      assert.equal(said.get("jobs"), true);
+      assert.equal(said.get("status running"), "running");
+      assert.equal(said.get("status without project"), "running");
+      assert.equal(said.get("cancel"), "running");
+      assert.equal(said.get("status cancelled"), "finished");
+      assert.match(String(said.get("delproject error")), /^delproject\.json is not supported/);
+      assert.match(String(said.get("delversion error")), /^delversion\.json is not supported/);
+      assert.equal(said.get("status bad project error"), "project 'nope' not found");
+      assert.match(String(said.get("spiders bad project error")), /^'project' parameter is invalid: "\.\.\/p"/);
+    });
+  } finally {
+    await stopQuietly(service);
+    await site.close();
+  }
+});

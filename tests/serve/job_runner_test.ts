@@ -60,6 +60,8 @@ Deno.test("a job runs the crawl command in its project's directory, with its out
       "--spider",
       "fake",
       "-s",
+      "log_format=scrapy",
+      "-s",
       "max_items=5",
       "-a",
       "items=2",
@@ -167,7 +169,7 @@ Deno.test("cancelling a running job stops it as Ctrl-C does: it closes off its s
     assert.equal(job?.outcome, "cancelled");
     assert.equal(JSON.parse(await readFile(paths.statsFile(key("long")), "utf8")).finish_reason, "shutdown");
     const log = await readFile(paths.logFile(key("long")), "utf8");
-    assert.match(log, /netweir serve: cancelled: stopping the crawl \(SIGINT\)[\s\S]*exiting 130/);
+    assert.match(log, /\[netweir\.serve\] INFO: cancelled: stopping the crawl \(SIGINT\)[\s\S]*exiting 130/);
     assert.doesNotMatch(log, /killing/);
   });
 });
@@ -284,5 +286,83 @@ Deno.test("job ids ignore case when scheduling, looking up and cancelling", asyn
     assert.equal(runner.get("jOb1")?.id, "Job1");
     assert.equal(runner.cancel("shop", "JOB1"), "running");
     assert.equal((await runner.whenFinished("job1"))?.outcome, "cancelled");
+  });
+});
+
+Deno.test("cancel with signal KILL kills a job and its children at once, without waiting for the grace period", async () => {
+  await withService({ graceMs: 10 * 60_000 }, async ({ runner, paths }, _dir, project) => {
+    runner.schedule(fakeJob("stubborn", project, ["sigint=ignore", "child=1", `wait_for=${join(project, "never")}`]));
+    const log = paths.logFile(key("stubborn"));
+    const childPid = Number((await waitForText(log, /child ready pid=(\d+)/))[1]);
+    await waitForText(log, /^ready/m);
+    assert.equal(runner.cancel("shop", "stubborn", "KILL"), "running");
+    const job = await waitUntil("the job to end", () => runner.whenFinished("stubborn"), 30_000);
+    assert.equal(job.outcome, "cancelled");
+    const text = await readFile(log, "utf8");
+    assert.match(text, /cancelled with signal KILL: killing the crawl and every process it started/);
+    assert.doesNotMatch(text, /ignoring SIGINT/, "no SIGINT was sent first");
+    await waitUntil(`child ${childPid} to be gone`, async () => await processGone(childPid) || undefined);
+  });
+});
+
+Deno.test("cancel with signal TERM sends the crawl SIGTERM rather than SIGINT", async () => {
+  await withService({}, async ({ runner, paths }, _dir, project) => {
+    runner.schedule(fakeJob("termed", project, [`wait_for=${join(project, "never")}`]));
+    await waitForText(paths.logFile(key("termed")), /^ready/m);
+    assert.equal(runner.cancel("shop", "termed", "TERM"), "running");
+    assert.equal((await runner.whenFinished("termed"))?.outcome, "cancelled");
+    assert.equal(JSON.parse(await readFile(paths.statsFile(key("termed")), "utf8")).finish_reason, "sigterm");
+    assert.match(await readFile(paths.logFile(key("termed")), "utf8"), /stopping the crawl \(SIGTERM\)/);
+  });
+});
+
+Deno.test("a job's settings and arguments are not on its command line, and its log starts with them, secrets masked", async () => {
+  await withService({}, async ({ runner, paths }, _dir, project) => {
+    runner.schedule({
+      ...fakeJob("secret", project, [`wait_for=${join(project, "never")}`, "token=tok-secret-2", "category=x"]),
+      settings: ["http_auth=example.com=me:pw-secret-1", "proxies=http://u:proxy-secret-3@127.0.0.1:9"],
+    });
+    const log = paths.logFile(key("secret"));
+    await waitForText(log, /^ready/m);
+    const pid = runner.get("secret")!.pid!;
+    const commandLine = (await readFile(`/proc/${pid}/cmdline`, "utf8")).split("\0");
+    assert.ok(commandLine.includes("_serve_job"), commandLine.join(" "));
+    for (const secret of ["pw-secret-1", "tok-secret-2", "proxy-secret-3", "http_auth", "category"]) {
+      assert.ok(!commandLine.join(" ").includes(secret), `${secret} is not on the command line`);
+    }
+    assert.equal(await exists(paths.jobSpecFile(key("secret"))), false, "the spec file is deleted once read");
+    const text = await readFile(log, "utf8");
+    const argv = JSON.parse(text.match(/^argv (.*)$/m)![1]);
+    assert.ok(argv.includes("http_auth=example.com=me:pw-secret-1"), "the crawl still got its settings");
+    const first = text.split("\n")[0];
+    // In Scrapy's format, as the crawl's own lines: "2026-12-01 10:21:07 [netweir.serve] INFO: ...".
+    assert.match(
+      first,
+      /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \[netweir\.serve\] INFO: job secret of project shop: spider fake from .*fake\.ts, settings /,
+    );
+    assert.match(first, /"http_auth":"example\.com=me:\*\*\*"/);
+    assert.match(first, /"proxies":"http:\/\/u:\*\*\*@127\.0\.0\.1:9"/);
+    assert.match(first, /"token":"\*\*\*"/);
+    assert.match(first, /"category":"x"/);
+    assert.doesNotMatch(first, /secret-\d/);
+    assert.equal(runner.cancel("shop", "secret"), "running");
+    await runner.whenFinished("secret");
+  });
+});
+
+Deno.test("a child that left the job's process group with setsid is killed too, when the job is cancelled or killed", async () => {
+  await withService({ graceMs: 10 * 60_000 }, async ({ runner, paths }, _dir, project) => {
+    for (const [id, signal] of [["calm", "INT"], ["hard", "KILL"]] as const) {
+      runner.schedule(fakeJob(id, project, ["setsid=1", `wait_for=${join(project, "never")}`]));
+      const log = paths.logFile(key(id));
+      const strayPid = Number((await waitForText(log, /child ready pid=(\d+)/))[1]);
+      await waitForText(log, /^ready/m);
+      const stat = await readFile(`/proc/${strayPid}/stat`, "utf8");
+      const [session, jobPid] = [Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[3]), runner.get(id)!.pid];
+      assert.notEqual(session, jobPid, "the child is in a session of its own");
+      assert.equal(runner.cancel("shop", id, signal), "running");
+      assert.equal((await runner.whenFinished(id))?.outcome, "cancelled");
+      await waitUntil(`stray ${strayPid} to be gone`, async () => await processGone(strayPid) || undefined, 10_000);
+    }
   });
 });

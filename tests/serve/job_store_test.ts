@@ -142,6 +142,28 @@ Deno.test("pruning forgets the finished jobs beyond the newest keep and returns 
   });
 });
 
+Deno.test("jobs cancelled before they started don't take --keep slots from jobs that ran: they have keep of their own", async () => {
+  await withStore((store) => {
+    for (const [id, end] of [["ran1", 10], ["ran2", 20]] as const) {
+      store.add(fakeJob(id, "/srv"));
+      store.markRunning(id, 100, end - 5);
+      store.markFinished(id, "finished", end);
+    }
+    for (const [id, end] of [["gone1", 30], ["gone2", 40], ["gone3", 50]] as const) {
+      store.add(fakeJob(id, "/srv"));
+      store.markFinished(id, "cancelled", end);
+    }
+    // Counted together, the two that ran would be the oldest two and forgotten first.
+    assert.deepEqual(store.prune(2).map((job) => job.id), ["gone1"]);
+    assert.deepEqual(store.list().map((job) => [job.id, job.outcome]), [
+      ["ran1", "finished"],
+      ["ran2", "finished"],
+      ["gone2", "cancelled"],
+      ["gone3", "cancelled"],
+    ]);
+  });
+});
+
 Deno.test("the job table is in WAL mode with an index for waiting jobs and one per project", async () => {
   await withStore((store, path) => {
     store.add(fakeJob("x", "/srv"));

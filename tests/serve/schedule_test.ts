@@ -81,10 +81,10 @@ Deno.test("an unknown spider is refused naming the spiders there are and the fil
   assert.doesNotMatch(message, /hunter2/);
 });
 
-Deno.test("a spider whose name cannot be a folder name is refused", async () => {
+Deno.test("a spider whose name cannot be a folder name is refused, naming the parameter", async () => {
   await refused(
     [["project", "news"], ["spider", "<img src=x onerror=alert(1)>"]],
-    /can't be run as a job: its name must be letters, digits/,
+    /^'spider' parameter is invalid: "<img src=x onerror=alert\(1\)>" must be letters, digits/,
   );
 });
 

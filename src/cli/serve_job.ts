@@ -1,0 +1,51 @@
+/**
+ * The hidden `netweir _serve_job SPEC` command: how `netweir serve` starts a job. SPEC is a file the service wrote,
+ * readable by its user alone, holding the job's `netweir crawl` arguments (`{"argv": ["crawl", FILE, ...]}`). The
+ * file is deleted as soon as it is read and the crawl runs as `netweir crawl` would with those arguments: the job's
+ * settings and spider arguments, which may hold passwords, never appear on a command line, which every user of the
+ * machine can read (`ps`, /proc).
+ */
+import { readFile, rm } from "node:fs/promises";
+import type { Command } from "commander";
+import { UsageError } from "../errors.ts";
+import type { CommandContext } from "./context.ts";
+
+/** The crawl arguments of a spec file, which is deleted once read (even when it turns out to be malformed). */
+export async function readJobSpec(file: string): Promise<string[]> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    throw new UsageError(`cannot read the job spec ${file}: ${(error as Error).message}`);
+  } finally {
+    await rm(file, { force: true }).catch(() => {});
+  }
+  const spec = (() => {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+  })();
+  const argv = spec?.argv;
+  if (!Array.isArray(argv) || argv[0] !== "crawl" || argv.some((arg: unknown) => typeof arg !== "string")) {
+    throw new UsageError(`the job spec ${file} is not {"argv": ["crawl", ...]}`);
+  }
+  return argv;
+}
+
+/** Adds the hidden `_serve_job SPEC` command. */
+export function addServeJobCommand(program: Command, context: CommandContext): void {
+  program
+    .command("_serve_job <spec>", { hidden: true })
+    .description("run a job of netweir serve from its spec file (deleted once read)")
+    .action(async (spec: string) => {
+      const argv = await readJobSpec(spec);
+      // The crawl command itself, parsed and run as if typed: one program per run, as main() builds it.
+      const { createProgram } = await import("./main.ts");
+      let code = 0;
+      const inner = createProgram({ ...context, setExitCode: (value) => code = value });
+      await inner.parseAsync(argv, { from: "user" });
+      context.setExitCode(code);
+    });
+}
