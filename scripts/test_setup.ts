@@ -14,6 +14,12 @@ const ROOT = fileURLToPath(new URL("../", import.meta.url));
 export const NODE_VERSION = "22.23.3";
 export const CACHE = join(ROOT, ".cache");
 export const NODE22 = join(CACHE, "node22", "node_modules", ".bin", "node");
+/**
+ * The S3-compatible server the cloud-feed tests upload to: a fork of s3rver that checks Signature Version 4 (the
+ * original checks only the access key id), run on Node 22.
+ */
+export const S3_SERVER_PACKAGE = "@20minutes/s3rver@5.0.0";
+export const S3_SERVER_DIR = join(CACHE, "s3-server");
 
 function npm(args: string[], cwd: string): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -54,7 +60,20 @@ async function ensureDependenciesCached(): Promise<void> {
   await writeFile(marker, wanted);
 }
 
+async function ensureS3Server(): Promise<void> {
+  const marker = join(S3_SERVER_DIR, "installed.txt");
+  if (await readFile(marker, "utf8").catch(() => "") === S3_SERVER_PACKAGE) return;
+  await mkdir(S3_SERVER_DIR, { recursive: true });
+  await writeFile(join(S3_SERVER_DIR, "package.json"), '{ "private": true }\n');
+  await npm(
+    ["install", "--no-audit", "--no-fund", "--no-save", "--engine-strict=false", S3_SERVER_PACKAGE],
+    S3_SERVER_DIR,
+  );
+  await writeFile(marker, S3_SERVER_PACKAGE);
+}
+
 if (import.meta.main) {
   await ensureNode22();
   await ensureDependenciesCached();
+  await ensureS3Server();
 }

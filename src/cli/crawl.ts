@@ -5,6 +5,8 @@
 import { Crawl } from "../engine/crawl.ts";
 import { createLogger, type LogLevel } from "../log.ts";
 import { FeedSet, parseFeedTarget } from "../output/feeds.ts";
+import { spiderPlaceholders } from "../output/placeholders.ts";
+import { spiderName } from "../spider/spider.ts";
 import { runtime, type StopSignal } from "../runtime/mod.ts";
 import { resolveCrawlSettings } from "../settings/check.ts";
 import { Settings } from "../settings/settings.ts";
@@ -41,7 +43,9 @@ export async function runCrawlCommand(options: CrawlCommandOptions): Promise<num
   const frontier = await openFrontier(spider, settings, log);
   let feeds: FeedSet;
   try {
-    feeds = await FeedSet.open(targets, log);
+    feeds = await FeedSet.open(targets, log, {
+      placeholders: spiderPlaceholders(spider, spiderName(spider), new Date()),
+    });
   } catch (error) {
     await frontier?.close();
     throw error;
@@ -69,7 +73,7 @@ export async function runCrawlCommand(options: CrawlCommandOptions): Promise<num
       throw error;
     });
     log.info("crawl finished " + JSON.stringify(stats));
-    for (const target of targets) log.info(`items written to ${target.path}`);
+    for (const path of feeds.paths) log.info(`items written to ${path}`);
   } finally {
     for (const remove of removers) remove();
   }

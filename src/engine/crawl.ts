@@ -401,8 +401,11 @@ export class Crawl {
       try {
         await step();
       } catch (error) {
-        this.#log.error(`failed to ${what}: ${(error as Error)?.message ?? error}`);
-        if (what === "close feeds" || what === "close archives" || what === "give back requests") this.#fatal ??= error;
+        const fatal = what === "close feeds" || what === "close archives" || what === "give back requests";
+        // The error the crawl ends with is the command's one error line (a failed upload names its kept spool
+        // there); logging it too would say it twice.
+        if (fatal && this.#fatal === undefined) this.#fatal = error;
+        else this.#log.error(`failed to ${what}: ${(error as Error)?.message ?? error}`);
       }
     }
     this.#ctx.downloader.close();

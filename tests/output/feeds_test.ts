@@ -36,13 +36,14 @@ Deno.test("an output path with an unknown extension or none is refused with the 
   assert.throws(() => parseFeedTarget("", false), UsageError);
 });
 
-Deno.test("cloud output paths are refused as not available yet", () => {
-  for (const path of ["s3://bucket/items.jsonl", "gs://bucket/items.csv", "S3://bucket/x.json"]) {
-    assert.throws(
-      () => parseFeedTarget(path, false),
-      new UsageError("cloud output (s3://, gs://) is not available yet"),
-    );
-  }
+Deno.test("cloud output paths are parsed by the key's extension, any case of scheme", () => {
+  assert.deepEqual(parseFeedTarget("s3://bucket/items.jsonl", false), {
+    path: "s3://bucket/items.jsonl",
+    format: "jsonl",
+    overwrite: false,
+  });
+  assert.equal(parseFeedTarget("gs://bucket/items.csv", false).format, "csv");
+  assert.equal(parseFeedTarget("S3://bucket/x.json", true).format, "json");
 });
 
 Deno.test("a feed set writes every page's items to every feed and logs each at close", async () => {
