@@ -38,7 +38,7 @@ async function exists(path: string): Promise<boolean> {
   return await access(path).then(() => true, () => false);
 }
 
-async function ensureNode22(): Promise<void> {
+export async function ensureNode22(): Promise<void> {
   if (await exists(NODE22)) return;
   const dir = join(CACHE, "node22");
   await mkdir(dir, { recursive: true });
@@ -46,7 +46,7 @@ async function ensureNode22(): Promise<void> {
   await npm(["install", "--no-audit", "--no-fund", `node@${NODE_VERSION}`], dir);
 }
 
-async function ensureDependenciesCached(): Promise<void> {
+export async function ensureDependenciesCached(): Promise<void> {
   const config = JSON.parse(await readFile(join(ROOT, "deno.json"), "utf8"));
   const dependencies = npmDependencies(config.imports);
   const wanted = JSON.stringify(dependencies);

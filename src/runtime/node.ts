@@ -18,6 +18,12 @@ import type {
   StopSignal,
 } from "./types.ts";
 
+/** Whether this process is a single executable application: the netweir binary that scripts/build_binary.ts makes. */
+function isSingleExecutable(): boolean {
+  const sea = process.getBuiltinModule?.("node:sea") as { isSea?: () => boolean } | undefined;
+  return sea?.isSea?.() ?? false;
+}
+
 function httpClient(options: HttpClientOptions): HttpClient {
   if (!options.proxy) {
     return { fetch: (input, init) => fetch(input, init), close: () => {} };
@@ -137,7 +143,8 @@ export const nodeRuntime: Runtime = {
     ),
   cwd: () => process.cwd(),
   exit: (code) => process.exit(code),
-  selfCommand: (cliPath) => ({ command: process.execPath, args: [cliPath] }),
+  // In the single binary (deno task build:binary) the executable is the whole program: it takes no script path.
+  selfCommand: (cliPath) => ({ command: process.execPath, args: isSingleExecutable() ? [] : [cliPath] }),
   pid: process.pid,
   signalProcess,
   killProcessGroup,
@@ -154,6 +161,12 @@ export const nodeRuntime: Runtime = {
   listen,
   stdin: () => Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
   startWorker: (url) => {
+    if (isSingleExecutable()) {
+      // A worker thread loads its module from a file, and the binary's modules are not files.
+      throw new Error(
+        "workers are not available in the single netweir binary; run the npm package or Deno for workers=N",
+      );
+    }
     const worker = new Worker(url);
     let ended = false;
     let onExit: (error: Error) => void = () => {};

@@ -1,0 +1,117 @@
+/**
+ * `deno task build:binary`: dist/netweir, one executable holding Node 22 and the whole npm build, for machines with
+ * no Deno, no Node and no node_modules. Built with Node's single executable applications (`deno compile` needs a
+ * runtime download that cannot be had where Netweir is built): the npm build is bundled by esbuild into one CommonJS
+ * file, which becomes an asset of a copy of Node 22 (from npm, as the tests use it) injected with postject.
+ * See docs/design/cloud_and_binary.md for why each step is as it is.
+ */
+import { spawn } from "node:child_process";
+import { access, chmod, copyFile, mkdir, readFile, realpath, rm, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { buildNpm } from "./build_npm.ts";
+import { ENTRY_SOURCE, SEA_MAIN_SOURCE } from "./binary/sources.ts";
+import { CACHE, ensureDependenciesCached, ensureNode22, NODE22 } from "./test_setup.ts";
+
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
+export const BINARY = join(ROOT, "dist", "netweir");
+const TOOLS = join(CACHE, "binary-tools");
+/** The build's own tools, pinned. */
+const TOOL_PACKAGES = ["esbuild@0.28.2", "postject@1.0.0-alpha.6"];
+/** The marker Node looks for to know a binary carries an application (Node's documented value). */
+const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
+
+function run(command: string, args: string[], cwd = ROOT): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (chunk) => stderr += chunk);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      if (code === 0) resolve();
+      else reject(new Error(`${command} ${args.slice(0, 2).join(" ")} exited ${code}:\n${stderr.slice(-3000)}`));
+    });
+  });
+}
+
+async function ensureTools(): Promise<void> {
+  const marker = join(TOOLS, "installed.txt");
+  if (await readFile(marker, "utf8").catch(() => "") === TOOL_PACKAGES.join(" ")) return;
+  await mkdir(TOOLS, { recursive: true });
+  await writeFile(join(TOOLS, "package.json"), '{ "private": true }\n');
+  await run("npm", ["install", "--no-audit", "--no-fund", "--no-save", ...TOOL_PACKAGES], TOOLS);
+  await writeFile(marker, TOOL_PACKAGES.join(" "));
+}
+
+/** The npm build and its entry bundled into one CommonJS file, dependencies included. */
+async function bundle(dist: string, out: string): Promise<void> {
+  const entry = join(dist, "binary_entry.js");
+  await writeFile(entry, ENTRY_SOURCE);
+  // esbuild's package puts its native executable here (for this platform, from its optional dependency).
+  const esbuild = join(TOOLS, "node_modules", "esbuild", "bin", "esbuild");
+  await run(esbuild, [
+    entry,
+    "--bundle",
+    "--platform=node",
+    "--target=node22",
+    "--format=cjs",
+    `--outfile=${out}`,
+    // The modules' own URL only ever names siblings that, in the binary, are not files; a fixed one keeps
+    // `new URL(..., import.meta.url)` working.
+    `--define:import.meta.url="file:///netweir-binary/npm/dist/binary_entry.js"`,
+    "--log-level=error",
+  ], ROOT).catch((error) => {
+    throw new Error(`bundling failed: ${error.message}`);
+  });
+}
+
+export async function buildBinary(): Promise<string> {
+  await ensureNode22();
+  await ensureDependenciesCached();
+  await ensureTools();
+  const dist = await buildNpm();
+  const work = join(ROOT, "dist", ".build");
+  await rm(work, { recursive: true, force: true });
+  await mkdir(work, { recursive: true });
+  // esbuild resolves the dependencies as Node would, from node_modules beside the npm build: the package's own
+  // install (scripts/test_setup.ts keeps it in .cache/npm-deps), linked in for the bundling only.
+  const modules = join(dist, "node_modules");
+  await rm(modules, { recursive: true, force: true });
+  await run("ln", ["-s", join(CACHE, "npm-deps", "node_modules"), modules]);
+  try {
+    await bundle(dist, join(work, "netweir.cjs"));
+  } finally {
+    await rm(modules, { force: true });
+    await rm(join(dist, "binary_entry.js"), { force: true });
+  }
+  await writeFile(join(work, "sea_main.cjs"), SEA_MAIN_SOURCE);
+  const config = {
+    main: join(work, "sea_main.cjs"),
+    output: join(work, "netweir.blob"),
+    disableExperimentalSEAWarning: true,
+    useSnapshot: false,
+    useCodeCache: false,
+    assets: { "netweir.cjs": join(work, "netweir.cjs") },
+  };
+  await writeFile(join(work, "sea_config.json"), JSON.stringify(config, null, 2));
+  await run(NODE22, ["--experimental-sea-config", join(work, "sea_config.json")]);
+  await rm(BINARY, { force: true });
+  await copyFile(await realpath(NODE22), BINARY);
+  await chmod(BINARY, 0o755);
+  const postject = join(TOOLS, "node_modules", "postject", "dist", "cli.js");
+  await run(NODE22, [postject, BINARY, "NODE_SEA_BLOB", join(work, "netweir.blob"), "--sentinel-fuse", SEA_FUSE]);
+  await rm(work, { recursive: true, force: true });
+  return BINARY;
+}
+
+if (import.meta.main) {
+  const started = Date.now();
+  const binary = await buildBinary();
+  await access(binary);
+  const { size } = await stat(binary);
+  console.log(
+    `binary written to ${binary} (${(size / 1024 / 1024).toFixed(1)} MiB, ${
+      ((Date.now() - started) / 1000).toFixed(0)
+    } s)`,
+  );
+}
