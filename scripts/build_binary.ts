@@ -6,18 +6,22 @@
  * See docs/design/cloud_and_binary.md for why each step is as it is.
  */
 import { spawn } from "node:child_process";
-import { access, chmod, copyFile, mkdir, readFile, realpath, rm, stat, writeFile } from "node:fs/promises";
+import { access, chmod, copyFile, mkdir, realpath, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildNpm } from "./build_npm.ts";
 import { ENTRY_SOURCE, SEA_MAIN_SOURCE } from "./binary/sources.ts";
-import { CACHE, ensureDependenciesCached, ensureNode22, NODE22 } from "./test_setup.ts";
+import {
+  BINARY_TOOLS as TOOLS,
+  CACHE,
+  ensureBinaryTools,
+  ensureDependenciesCached,
+  ensureNode22,
+  NODE22,
+} from "./test_setup.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 export const BINARY = join(ROOT, "dist", "netweir");
-const TOOLS = join(CACHE, "binary-tools");
-/** The build's own tools, pinned. */
-const TOOL_PACKAGES = ["esbuild@0.28.2", "postject@1.0.0-alpha.6"];
 /** The marker Node looks for to know a binary carries an application (Node's documented value). */
 const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
 
@@ -32,15 +36,6 @@ function run(command: string, args: string[], cwd = ROOT): Promise<void> {
       else reject(new Error(`${command} ${args.slice(0, 2).join(" ")} exited ${code}:\n${stderr.slice(-3000)}`));
     });
   });
-}
-
-async function ensureTools(): Promise<void> {
-  const marker = join(TOOLS, "installed.txt");
-  if (await readFile(marker, "utf8").catch(() => "") === TOOL_PACKAGES.join(" ")) return;
-  await mkdir(TOOLS, { recursive: true });
-  await writeFile(join(TOOLS, "package.json"), '{ "private": true }\n');
-  await run("npm", ["install", "--no-audit", "--no-fund", "--no-save", ...TOOL_PACKAGES], TOOLS);
-  await writeFile(marker, TOOL_PACKAGES.join(" "));
 }
 
 /** The npm build and its entry bundled into one CommonJS file, dependencies included. */
@@ -68,22 +63,17 @@ async function bundle(dist: string, out: string): Promise<void> {
 export async function buildBinary(): Promise<string> {
   await ensureNode22();
   await ensureDependenciesCached();
-  await ensureTools();
-  const dist = await buildNpm();
+  await ensureBinaryTools();
   const work = join(ROOT, "dist", ".build");
   await rm(work, { recursive: true, force: true });
   await mkdir(work, { recursive: true });
+  // Its own copy of the npm build, so that npm/dist (which the npm package's tests build and install at the same
+  // time) is left alone.
+  const dist = await buildNpm(join(work, "npm"));
   // esbuild resolves the dependencies as Node would, from node_modules beside the npm build: the package's own
   // install (scripts/test_setup.ts keeps it in .cache/npm-deps), linked in for the bundling only.
-  const modules = join(dist, "node_modules");
-  await rm(modules, { recursive: true, force: true });
-  await run("ln", ["-s", join(CACHE, "npm-deps", "node_modules"), modules]);
-  try {
-    await bundle(dist, join(work, "netweir.cjs"));
-  } finally {
-    await rm(modules, { force: true });
-    await rm(join(dist, "binary_entry.js"), { force: true });
-  }
+  await symlink(join(CACHE, "npm-deps", "node_modules"), join(dist, "node_modules"), "dir");
+  await bundle(dist, join(work, "netweir.cjs"));
   await writeFile(join(work, "sea_main.cjs"), SEA_MAIN_SOURCE);
   const config = {
     main: join(work, "sea_main.cjs"),

@@ -2,7 +2,8 @@
  * Run by `deno task test` before the tests: installs what the npm package's tests need, so that the tests
  * themselves talk to nothing but 127.0.0.1. It puts Node 22 (pinned, from npm) in .cache/node22, and installs the
  * package's dependencies once into .cache/npm-deps so that npm's cache holds them and the tests can install the
- * built package with `npm install --offline`. Quick when everything is already there.
+ * built package with `npm install --offline`; also the S3-compatible server of the cloud-feed tests
+ * (.cache/s3-server) and the single binary's build tools (.cache/binary-tools). Quick when everything is there.
  */
 import { spawn } from "node:child_process";
 import { access, mkdir, readFile, writeFile } from "node:fs/promises";
@@ -20,6 +21,9 @@ export const NODE22 = join(CACHE, "node22", "node_modules", ".bin", "node");
  */
 export const S3_SERVER_PACKAGE = "@20minutes/s3rver@5.0.0";
 export const S3_SERVER_DIR = join(CACHE, "s3-server");
+/** What scripts/build_binary.ts builds with, pinned: a bundler and the tool that injects the bundle into Node. */
+export const BINARY_TOOLS = join(CACHE, "binary-tools");
+const BINARY_TOOL_PACKAGES = ["esbuild@0.28.2", "postject@1.0.0-alpha.6"];
 
 function npm(args: string[], cwd: string): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -72,8 +76,18 @@ async function ensureS3Server(): Promise<void> {
   await writeFile(marker, S3_SERVER_PACKAGE);
 }
 
+export async function ensureBinaryTools(): Promise<void> {
+  const marker = join(BINARY_TOOLS, "installed.txt");
+  if (await readFile(marker, "utf8").catch(() => "") === BINARY_TOOL_PACKAGES.join(" ")) return;
+  await mkdir(BINARY_TOOLS, { recursive: true });
+  await writeFile(join(BINARY_TOOLS, "package.json"), '{ "private": true }\n');
+  await npm(["install", "--no-audit", "--no-fund", "--no-save", ...BINARY_TOOL_PACKAGES], BINARY_TOOLS);
+  await writeFile(marker, BINARY_TOOL_PACKAGES.join(" "));
+}
+
 if (import.meta.main) {
   await ensureNode22();
   await ensureDependenciesCached();
   await ensureS3Server();
+  await ensureBinaryTools();
 }
