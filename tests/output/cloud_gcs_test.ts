@@ -1,5 +1,5 @@
 /**
- * gs:// feeds. No GCS emulator can be installed here (see docs/design/cloud_output.md), so the upload code, which
+ * gs:// feeds. No GCS emulator can be installed here (see docs/design/cloud_and_binary.md), so the upload code, which
  * speaks GCS's XML API, is tested against the S3 server that API is compatible with, reached through
  * STORAGE_EMULATOR_HOST as Google's clients reach an emulator: without credentials. The credential files are tested
  * for what can be checked without Google: how they are found and read, and that the assertion a service account

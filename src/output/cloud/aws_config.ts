@@ -7,7 +7,7 @@
  * `AWS_ENDPOINT_URL`, the profile's `endpoint_url` (its `s3` block first), else AWS itself.
  *
  * Profiles that get credentials by running something (SSO, `credential_process`, assuming a role) are refused with
- * a message that says so, rather than half-supported: see docs/design/cloud_output.md.
+ * a message that says so, rather than half-supported: see docs/design/cloud_and_binary.md.
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";

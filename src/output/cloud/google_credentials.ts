@@ -5,7 +5,7 @@
  * with WebCrypto) that its token_uri exchanges for a token; a user's file carries a refresh token. A token is kept
  * until a minute before it expires.
  *
- * The metadata server of Google's own machines is not asked: see docs/design/cloud_output.md.
+ * The metadata server of Google's own machines is not asked: see docs/design/cloud_and_binary.md.
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
