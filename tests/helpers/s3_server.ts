@@ -39,6 +39,8 @@ export interface S3Server {
   getObject(bucket: string, key: string): Promise<{ body: Uint8Array; headers: Headers } | null>;
   /** The keys in a bucket. */
   listKeys(bucket: string): Promise<string[]>;
+  /** Deletes an empty bucket, for a store that stops having the bucket a crawl was checked against. */
+  deleteBucket(bucket: string): Promise<void>;
   /** Ends the server (and waits for it); its objects are removed. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -122,6 +124,11 @@ export async function startS3Server(options: { buckets?: string[] } = {}): Promi
       const text = await response.text();
       if (!response.ok) throw new Error(`list ${bucket}: ${response.status} ${text}`);
       return [...text.matchAll(/<Key>([^<]*)<\/Key>/g)].map((match) => match[1]);
+    },
+    async deleteBucket(bucket) {
+      const response = await client.fetch(`${endpoint}/${bucket}`, { method: "DELETE" });
+      const text = await response.text();
+      if (!response.ok) throw new Error(`delete ${bucket}: ${response.status} ${text}`);
     },
     async stop() {
       if (stopped) return;
