@@ -54,6 +54,9 @@ Deno.test("a jsonl feed to s3:// is spooled locally, uploaded at close, and the 
     assert.equal(object.headers.get("content-type"), "application/x-ndjson");
     assert.deepEqual(await readdir(dir), [], "the spool is gone once the upload succeeded");
     assert.deepEqual(log.lines.map((line) => line.message), [
+      `feed s3://feeds/out/items.jsonl is spooled to ${
+        join(dir, spool, "items.jsonl")
+      } until it is uploaded at the end of the crawl`,
       "Stored jsonl feed (2 items) in: s3://feeds/out/items.jsonl",
     ]);
   });

@@ -54,6 +54,8 @@ export class CloudFeed implements Feed {
     const spoolPath = join(dir, basename(parseCloudUrl(store.url).key));
     try {
       const inner = await format.open(spoolPath, { overwrite: true, log: options.log });
+      // Said at the start, so that the items of a process killed before the upload can be found.
+      options.log?.info(`feed ${store.url} is spooled to ${spoolPath} until it is uploaded at the end of the crawl`);
       return new CloudFeed(store, inner, dir, spoolPath, format);
     } catch (error) {
       await rm(dir, { recursive: true, force: true });
