@@ -10,7 +10,13 @@ import { access, chmod, copyFile, mkdir, realpath, rm, stat, symlink, writeFile 
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildNpm } from "./build_npm.ts";
-import { ENTRY_SOURCE, SEA_MAIN_SOURCE } from "./binary/sources.ts";
+import {
+  ENTRY_SOURCE,
+  HOOKS_SOURCE,
+  SEA_MAIN_SOURCE,
+  WORKER_BOOT_SOURCE,
+  WORKER_ENTRY_SOURCE,
+} from "./binary/sources.ts";
 import {
   BINARY_TOOLS as TOOLS,
   CACHE,
@@ -38,10 +44,10 @@ function run(command: string, args: string[], cwd = ROOT): Promise<void> {
   });
 }
 
-/** The npm build and its entry bundled into one CommonJS file, dependencies included. */
-async function bundle(dist: string, out: string): Promise<void> {
-  const entry = join(dist, "binary_entry.js");
-  await writeFile(entry, ENTRY_SOURCE);
+/** One entry of the npm build bundled into one CommonJS file, dependencies included. */
+async function bundle(dist: string, name: string, source: string, out: string): Promise<void> {
+  const entry = join(dist, name);
+  await writeFile(entry, source);
   // esbuild's package puts its native executable here (for this platform, from its optional dependency).
   const esbuild = join(TOOLS, "node_modules", "esbuild", "bin", "esbuild");
   await run(esbuild, [
@@ -53,10 +59,10 @@ async function bundle(dist: string, out: string): Promise<void> {
     `--outfile=${out}`,
     // The modules' own URL only ever names siblings that, in the binary, are not files; a fixed one keeps
     // `new URL(..., import.meta.url)` working.
-    `--define:import.meta.url="file:///netweir-binary/npm/dist/binary_entry.js"`,
+    `--define:import.meta.url="file:///netweir-binary/npm/dist/${name}"`,
     "--log-level=error",
   ], ROOT).catch((error) => {
-    throw new Error(`bundling failed: ${error.message}`);
+    throw new Error(`bundling ${name} failed: ${error.message}`);
   });
 }
 
@@ -73,15 +79,23 @@ export async function buildBinary(): Promise<string> {
   // esbuild resolves the dependencies as Node would, from node_modules beside the npm build: the package's own
   // install (scripts/test_setup.ts keeps it in .cache/npm-deps), linked in for the bundling only.
   await symlink(join(CACHE, "npm-deps", "node_modules"), join(dist, "node_modules"), "dir");
-  await bundle(dist, join(work, "netweir.cjs"));
+  await writeFile(join(dist, "binary_hooks.js"), HOOKS_SOURCE);
+  await bundle(dist, "binary_entry.js", ENTRY_SOURCE, join(work, "netweir.cjs"));
+  await bundle(dist, "binary_worker.js", WORKER_ENTRY_SOURCE, join(work, "worker.cjs"));
   await writeFile(join(work, "sea_main.cjs"), SEA_MAIN_SOURCE);
+  await writeFile(join(work, "worker_boot.cjs"), WORKER_BOOT_SOURCE);
   const config = {
     main: join(work, "sea_main.cjs"),
     output: join(work, "netweir.blob"),
     disableExperimentalSEAWarning: true,
     useSnapshot: false,
     useCodeCache: false,
-    assets: { "netweir.cjs": join(work, "netweir.cjs") },
+    // The names src/runtime/node.ts reads the worker's two from.
+    assets: {
+      "netweir.cjs": join(work, "netweir.cjs"),
+      "worker.cjs": join(work, "worker.cjs"),
+      "worker_boot.cjs": join(work, "worker_boot.cjs"),
+    },
   };
   await writeFile(join(work, "sea_config.json"), JSON.stringify(config, null, 2));
   await run(NODE22, ["--experimental-sea-config", join(work, "sea_config.json")]);

@@ -99,9 +99,38 @@ Deno.test("the binary prints its version and crawls the shop from a .ts and a .j
     const bad = await box.netweir(["crawl", "shop.js", "-s", "concurrency=0"]);
     assert.equal(bad.code, 2);
     assert.equal(bad.stderr, "netweir: setting concurrency must be at least 1\n");
-    const workers = await box.netweir(["crawl", "shop.js", "-a", `site=${site.url}shop/`, "-s", "workers=2"]);
-    assert.equal(workers.code, 1);
-    assert.match(workers.stderr, /workers are not available in the single netweir binary/);
+    await writeFile(
+      join(box.work, "threads.ts"),
+      `import { type Page, Request, Spider } from "netweir";
+import { isMainThread } from "node:worker_threads";
+export class Threads extends Spider {
+  site: string = "";
+  override async *start(): AsyncGenerator<Request> { yield new Request({ url: this.site }); }
+  override *parse(page: Page) {
+    for (const href of page.css("article.product_pod h3 a").attrs("href")) yield page.follow(href, { callback: this.book });
+    const next = page.css("li.next a").attr("href");
+    if (next) yield page.follow(next);
+  }
+  book(page: Page): { url: string; mainThread: boolean } { return { url: page.url, mainThread: isMainThread }; }
+}
+`,
+    );
+    const threaded = join(box.work, "threads.jsonl");
+    const workers = await box.netweir([
+      "crawl",
+      "threads.ts",
+      "-a",
+      `site=${site.url}shop/`,
+      "-s",
+      "workers=2",
+      "-O",
+      threaded,
+    ]);
+    assert.equal(workers.code, 0, workers.stderr);
+    assert.doesNotMatch(workers.stderr, /Warning/);
+    const threadedItems = await readItems(threaded);
+    assert.equal(threadedItems.length, 40);
+    assert.ok(threadedItems.every((item) => item.mainThread === false), "a callback ran on the main thread");
 
     const project = await box.netweir(["startproject", "books"]);
     assert.equal(project.code, 0, project.stderr);
