@@ -2,6 +2,7 @@
  * The feeds of one crawl: `-o PATH` / `-O PATH` targets parsed by extension, all checked before any is opened, then
  * written in parallel for each page and closed together.
  */
+import { access, constants } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { extname, resolve } from "node:path";
 import { UsageError } from "../errors.ts";
@@ -16,7 +17,7 @@ import { parquetFormat } from "./parquet.ts";
 import { type FeedPlaceholders, fillPlaceholders, withSamplePlaceholders } from "./placeholders.ts";
 import { xmlFormat } from "./xml.ts";
 import type { CloudEnvironment, CloudStoreOptions } from "./cloud/cloud_store.ts";
-import { isCloudPath, parseCloudUrl } from "./cloud/cloud_url.ts";
+import { formatCloudUrl, isCloudPath, parseCloudUrl } from "./cloud/cloud_url.ts";
 
 /** The formats by name. */
 export const FEED_FORMATS: Readonly<Record<FeedFormatName, FeedFormat>> = {
@@ -104,7 +105,7 @@ export class FeedSet {
       : given.map((target) => ({ ...target, path: fillPlaceholders(target.path, placeholders) }));
     const seen = new Set<string>();
     for (const target of targets) {
-      const key = isCloudPath(target.path) ? target.path : resolve(target.path);
+      const key = isCloudPath(target.path) ? formatCloudUrl(parseCloudUrl(target.path)) : resolve(target.path);
       if (seen.has(key)) throw new UsageError(`output ${target.path} is given more than once`);
       seen.add(key);
     }
@@ -113,14 +114,15 @@ export class FeedSet {
       const format = FEED_FORMATS[target.format];
       await checkFeedPath(target.path, { ...format, overwrite: target.overwrite });
     }
-    const stores = await openCloudStores(targets, options);
+    const spoolRoot = options.spoolRoot ?? tmpdir();
+    const stores = await openCloudStores(targets, spoolRoot, options);
     const opened: OpenFeed[] = [];
     try {
       for (const target of targets) {
         const format = FEED_FORMATS[target.format];
         const store = stores.get(target);
         const feed = store
-          ? await store.open(format, { spoolRoot: options.spoolRoot ?? tmpdir(), log })
+          ? await store.open(format, { spoolRoot, log })
           : await format.open(target.path, { overwrite: target.overwrite, log });
         opened.push({ feed, format: target.format, items: 0 });
       }
@@ -180,11 +182,20 @@ interface CheckedStore {
  */
 async function openCloudStores(
   targets: readonly FeedTarget[],
+  spoolRoot: string,
   options: FeedSetOptions,
 ): Promise<Map<FeedTarget, CheckedStore>> {
   const stores = new Map<FeedTarget, CheckedStore>();
   const cloud = targets.filter((target) => isCloudPath(target.path));
   if (cloud.length === 0) return stores;
+  // Checked here, with the rest, so that no feed is opened (and no -O file emptied) when the spool cannot be made.
+  await access(spoolRoot, constants.W_OK).catch(() => {
+    throw new UsageError(
+      `cannot spool ${
+        cloud[0].path
+      }: ${spoolRoot} is not a writable directory (set TMPDIR to one with room for the feed)`,
+    );
+  });
   const [{ openCloudStore }, { CloudFeed }] = await Promise.all([
     import("./cloud/cloud_store.ts"),
     import("./cloud/cloud_feed.ts"),

@@ -255,6 +255,27 @@ Deno.test("object names with spaces and reserved characters, and a session token
   });
 });
 
+Deno.test("the same object twice, or a spool directory that cannot be written, is refused before any feed opens", async () => {
+  await withS3(async (s3, dir) => {
+    const local = join(dir, "keep.jsonl");
+    await writeFile(local, '{"old":true}\n');
+    const open = (paths: string[], spoolRoot: string) =>
+      FeedSet.open(paths.map((path) => parseFeedTarget(path, true)), undefined, {
+        cloudEnvironment: { env: envFor(s3), home: dir },
+        spoolRoot,
+      });
+    await assert.rejects(
+      open(["s3://feeds/a.jsonl", "S3://feeds/a.jsonl"], dir),
+      (e: Error) => e instanceof UsageError && /S3:\/\/feeds\/a\.jsonl is given more than once/.test(e.message),
+    );
+    await assert.rejects(
+      open([local, "s3://feeds/a.jsonl"], join(dir, "missing")),
+      (e: Error) => e instanceof UsageError && /missing is not a writable directory \(set TMPDIR/.test(e.message),
+    );
+    assert.equal(await readFile(local, "utf8"), '{"old":true}\n', "the -O file was not emptied");
+  });
+});
+
 Deno.test("malformed cloud addresses are usage errors naming what is wrong", () => {
   const bad = (path: string, pattern: RegExp) =>
     assert.throws(() => parseFeedTarget(path, false), (e: Error) => e instanceof UsageError && pattern.test(e.message));
