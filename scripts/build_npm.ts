@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { type DenoConfig, distPath, packageJson } from "./npm/package_json.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
-const DIST = join(ROOT, "npm", "dist");
+const NPM_DIST = join(ROOT, "npm", "dist");
 const TYPESCRIPT = "npm:typescript@5.9.3/tsc";
 
 /** What src/runtime/mod.js says in the npm build: Node, and nothing that mentions Deno. */
@@ -28,7 +28,7 @@ function run(command: string, args: string[]): Promise<void> {
   });
 }
 
-async function compile(config: DenoConfig): Promise<void> {
+async function compile(config: DenoConfig, DIST: string): Promise<void> {
   const tsconfig = {
     compilerOptions: {
       target: "ES2023",
@@ -47,7 +47,8 @@ async function compile(config: DenoConfig): Promise<void> {
     },
     files: Object.values(config.exports).map((entry) => join(ROOT, entry)),
   };
-  const path = join(ROOT, "npm", "tsconfig.build.json");
+  // Beside the output, not in npm/: two builds into different directories may run at once.
+  const path = `${DIST}.tsconfig.json`;
   await writeFile(path, JSON.stringify(tsconfig, null, 2));
   try {
     await run(Deno.execPath(), ["run", "-A", "--quiet", TYPESCRIPT, "-p", path]);
@@ -56,26 +57,27 @@ async function compile(config: DenoConfig): Promise<void> {
   }
 }
 
-async function pointRuntimeAtNode(): Promise<void> {
+async function pointRuntimeAtNode(DIST: string): Promise<void> {
   const runtimeDir = join(DIST, "src", "runtime");
   await writeFile(join(runtimeDir, "mod.js"), NODE_RUNTIME_MODULE);
   for (const file of ["deno.js", "deno.d.ts"]) await rm(join(runtimeDir, file), { force: true });
 }
 
-async function makeCliExecutable(config: DenoConfig): Promise<void> {
+async function makeCliExecutable(config: DenoConfig, DIST: string): Promise<void> {
   const cli = join(DIST, distPath(config.exports["./cli"]));
   const text = (await readFile(cli, "utf8")).replace(/^#!.*\n/, "");
   await writeFile(cli, "#!/usr/bin/env node\n" + text);
   await chmod(cli, 0o755);
 }
 
-export async function buildNpm(): Promise<string> {
+/** Builds the package into `DIST` (npm/dist unless another directory is given) and returns that directory. */
+export async function buildNpm(DIST: string = NPM_DIST): Promise<string> {
   const config = JSON.parse(await readFile(join(ROOT, "deno.json"), "utf8")) as DenoConfig;
   await rm(DIST, { recursive: true, force: true });
   await mkdir(DIST, { recursive: true });
-  await compile(config);
-  await pointRuntimeAtNode();
-  await makeCliExecutable(config);
+  await compile(config, DIST);
+  await pointRuntimeAtNode(DIST);
+  await makeCliExecutable(config, DIST);
   await writeFile(join(DIST, "package.json"), JSON.stringify(packageJson(config), null, 2) + "\n");
   await copyFile(join(ROOT, "npm", "README.md"), join(DIST, "README.md"));
   await copyFile(join(ROOT, "LICENSE"), join(DIST, "LICENSE"));

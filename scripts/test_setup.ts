@@ -2,7 +2,8 @@
  * Run by `deno task test` before the tests: installs what the npm package's tests need, so that the tests
  * themselves talk to nothing but 127.0.0.1. It puts Node 22 (pinned, from npm) in .cache/node22, and installs the
  * package's dependencies once into .cache/npm-deps so that npm's cache holds them and the tests can install the
- * built package with `npm install --offline`. Quick when everything is already there.
+ * built package with `npm install --offline`; also the S3-compatible server of the cloud-feed tests
+ * (.cache/s3-server) and the single binary's build tools (.cache/binary-tools). Quick when everything is there.
  */
 import { spawn } from "node:child_process";
 import { access, mkdir, readFile, writeFile } from "node:fs/promises";
@@ -14,6 +15,15 @@ const ROOT = fileURLToPath(new URL("../", import.meta.url));
 export const NODE_VERSION = "22.23.3";
 export const CACHE = join(ROOT, ".cache");
 export const NODE22 = join(CACHE, "node22", "node_modules", ".bin", "node");
+/**
+ * The S3-compatible server the cloud-feed tests upload to: a fork of s3rver that checks Signature Version 4 (the
+ * original checks only the access key id), run on Node 22.
+ */
+export const S3_SERVER_PACKAGE = "@20minutes/s3rver@5.0.0";
+export const S3_SERVER_DIR = join(CACHE, "s3-server");
+/** What scripts/build_binary.ts builds with, pinned: a bundler and the tool that injects the bundle into Node. */
+export const BINARY_TOOLS = join(CACHE, "binary-tools");
+const BINARY_TOOL_PACKAGES = ["esbuild@0.28.2", "postject@1.0.0-alpha.6"];
 
 function npm(args: string[], cwd: string): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -32,7 +42,7 @@ async function exists(path: string): Promise<boolean> {
   return await access(path).then(() => true, () => false);
 }
 
-async function ensureNode22(): Promise<void> {
+export async function ensureNode22(): Promise<void> {
   if (await exists(NODE22)) return;
   const dir = join(CACHE, "node22");
   await mkdir(dir, { recursive: true });
@@ -40,7 +50,7 @@ async function ensureNode22(): Promise<void> {
   await npm(["install", "--no-audit", "--no-fund", `node@${NODE_VERSION}`], dir);
 }
 
-async function ensureDependenciesCached(): Promise<void> {
+export async function ensureDependenciesCached(): Promise<void> {
   const config = JSON.parse(await readFile(join(ROOT, "deno.json"), "utf8"));
   const dependencies = npmDependencies(config.imports);
   const wanted = JSON.stringify(dependencies);
@@ -54,7 +64,30 @@ async function ensureDependenciesCached(): Promise<void> {
   await writeFile(marker, wanted);
 }
 
+async function ensureS3Server(): Promise<void> {
+  const marker = join(S3_SERVER_DIR, "installed.txt");
+  if (await readFile(marker, "utf8").catch(() => "") === S3_SERVER_PACKAGE) return;
+  await mkdir(S3_SERVER_DIR, { recursive: true });
+  await writeFile(join(S3_SERVER_DIR, "package.json"), '{ "private": true }\n');
+  await npm(
+    ["install", "--no-audit", "--no-fund", "--no-save", "--engine-strict=false", S3_SERVER_PACKAGE],
+    S3_SERVER_DIR,
+  );
+  await writeFile(marker, S3_SERVER_PACKAGE);
+}
+
+export async function ensureBinaryTools(): Promise<void> {
+  const marker = join(BINARY_TOOLS, "installed.txt");
+  if (await readFile(marker, "utf8").catch(() => "") === BINARY_TOOL_PACKAGES.join(" ")) return;
+  await mkdir(BINARY_TOOLS, { recursive: true });
+  await writeFile(join(BINARY_TOOLS, "package.json"), '{ "private": true }\n');
+  await npm(["install", "--no-audit", "--no-fund", "--no-save", ...BINARY_TOOL_PACKAGES], BINARY_TOOLS);
+  await writeFile(marker, BINARY_TOOL_PACKAGES.join(" "));
+}
+
 if (import.meta.main) {
   await ensureNode22();
   await ensureDependenciesCached();
+  await ensureS3Server();
+  await ensureBinaryTools();
 }

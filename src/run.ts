@@ -4,10 +4,11 @@ import { Crawl } from "./engine/crawl.ts";
 import type { StatsRecord } from "./engine/stats.ts";
 import { createLogger, type LogLevel } from "./log.ts";
 import { FeedSet, parseFeedTarget } from "./output/feeds.ts";
+import { spiderPlaceholders } from "./output/placeholders.ts";
 import { openFrontier, refuseCloudOutputWithQueue } from "./queue/open_frontier.ts";
 import { resolveCrawlSettings } from "./settings/check.ts";
 import { Settings, type SettingsInit } from "./settings/settings.ts";
-import { Spider, type SpiderClass } from "./spider/spider.ts";
+import { Spider, type SpiderClass, spiderName } from "./spider/spider.ts";
 import { spiderSettings } from "./spider/spider_settings.ts";
 
 export interface RunOptions {
@@ -40,7 +41,9 @@ export async function runSpider(spider: Spider | SpiderClass, options: RunOption
   const frontier = await openFrontier(instance, settings, log);
   let sink: FeedSet;
   try {
-    sink = await FeedSet.open(targets, log);
+    sink = await FeedSet.open(targets, log, {
+      placeholders: spiderPlaceholders(instance, spiderName(instance), new Date()),
+    });
   } catch (error) {
     await frontier?.close();
     throw error;

@@ -6,6 +6,8 @@ import { checkBrowserAtStart } from "../browser/find_browser.ts";
 import { Crawl } from "../engine/crawl.ts";
 import { createLogger, type LogFormat, type LogLevel } from "../log.ts";
 import { FeedSet, parseFeedTarget } from "../output/feeds.ts";
+import { spiderPlaceholders } from "../output/placeholders.ts";
+import { spiderName } from "../spider/spider.ts";
 import { runtime, type StopSignal } from "../runtime/mod.ts";
 import { resolveCrawlSettings } from "../settings/check.ts";
 import { Settings } from "../settings/settings.ts";
@@ -48,7 +50,9 @@ export async function runCrawlCommand(options: CrawlCommandOptions): Promise<num
   const frontier = await openFrontier(spider, settings, log);
   let feeds: FeedSet;
   try {
-    feeds = await FeedSet.open(targets, log);
+    feeds = await FeedSet.open(targets, log, {
+      placeholders: spiderPlaceholders(spider, spiderName(spider), new Date()),
+    });
   } catch (error) {
     await frontier?.close();
     throw error;
@@ -76,7 +80,7 @@ export async function runCrawlCommand(options: CrawlCommandOptions): Promise<num
       throw error;
     });
     log.info("crawl finished " + JSON.stringify(stats));
-    for (const target of targets) log.info(`items written to ${target.path}`);
+    for (const path of feeds.paths) log.info(`items written to ${path}`);
   } finally {
     for (const remove of removers) remove();
   }

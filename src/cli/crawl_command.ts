@@ -52,7 +52,7 @@ export function addCrawlCommand(program: Command, context: CommandContext, run: 
     .description("run a spider from a .ts or .js file")
     .option(
       "-o, --output <path>",
-      "append items to a feed, by extension: .jsonl, .json, .csv, .xml (repeatable)",
+      "append items to a feed, by extension: .jsonl, .json, .csv, .xml, .parquet; or s3://BUCKET/KEY, gs://BUCKET/KEY (repeatable)",
       feed(false),
     )
     .option("-O, --overwrite-output <path>", "write items to a feed, replacing the file (repeatable)", feed(true))

@@ -407,8 +407,10 @@ export class Crawl {
       try {
         await step();
       } catch (error) {
-        this.#log.error(`failed to ${what}: ${(error as Error)?.message ?? error}`);
-        if (fatal) this.#fatal ??= error;
+        // The error the crawl ends with is the command's one error line (a failed upload names its kept spool
+        // there); logging it too would say it twice.
+        if (fatal && this.#fatal === undefined) this.#fatal = error;
+        else this.#log.error(`failed to ${what}: ${(error as Error)?.message ?? error}`);
       }
     }
     this.#ctx.downloader.close();

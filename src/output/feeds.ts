@@ -2,8 +2,11 @@
  * The feeds of one crawl: `-o PATH` / `-O PATH` targets parsed by extension, all checked before any is opened, then
  * written in parallel for each page and closed together.
  */
+import { access, constants } from "node:fs/promises";
+import { homedir, tmpdir } from "node:os";
 import { extname, resolve } from "node:path";
 import { UsageError } from "../errors.ts";
+import { runtime } from "../runtime/mod.ts";
 import type { Item, Logger } from "../spider/types.ts";
 import { csvFormat } from "./csv.ts";
 import type { Feed, FeedFormat, FeedFormatName } from "./feed.ts";
@@ -11,7 +14,10 @@ import { checkFeedPath } from "./feed_file.ts";
 import { jsonFormat } from "./json.ts";
 import { jsonlFormat } from "./jsonl.ts";
 import { parquetFormat } from "./parquet.ts";
+import { type FeedPlaceholders, fillPlaceholders, withSamplePlaceholders } from "./placeholders.ts";
 import { xmlFormat } from "./xml.ts";
+import type { CloudEnvironment, CloudStoreOptions } from "./cloud/cloud_store.ts";
+import { formatCloudUrl, isCloudPath, parseCloudUrl } from "./cloud/cloud_url.ts";
 
 /** The formats by name. */
 export const FEED_FORMATS: Readonly<Record<FeedFormatName, FeedFormat>> = {
@@ -35,12 +41,14 @@ function supportedExtensions(): string {
 }
 
 /**
- * Parses an output path: the format comes from its extension (any case). Throws a UsageError for cloud URLs (not
- * available yet) and for extensions with no format, listing the ones there are.
+ * Parses an output path: the format comes from its extension (any case). A cloud address (`s3://BUCKET/KEY`,
+ * `gs://BUCKET/KEY`) must have a valid bucket and an object name. Throws a UsageError for a malformed address and for
+ * extensions with no format, listing the ones there are. Placeholders (`%(name)s`) are filled in later, by
+ * {@link FeedSet.open}.
  */
 export function parseFeedTarget(path: string, overwrite: boolean): FeedTarget {
   if (path === "") throw new UsageError("output path is empty");
-  if (/^(s3|gs):\/\//i.test(path)) throw new UsageError("cloud output (s3://, gs://) is not available yet");
+  if (isCloudPath(path)) parseCloudUrl(withSamplePlaceholders(path));
   const extension = extname(path).toLowerCase();
   const format = Object.values(FEED_FORMATS).find((candidate) => candidate.extensions.includes(extension));
   if (format) return { path, format: format.name, overwrite };
@@ -61,6 +69,18 @@ async function settleAll(tasks: Promise<unknown>[]): Promise<void> {
   if (failure) throw failure.reason;
 }
 
+/** What opening the feeds needs besides the targets. */
+export interface FeedSetOptions {
+  /** Values for `%(name)s`-style placeholders in the paths; without them, paths are taken as they are. */
+  placeholders?: FeedPlaceholders;
+  /** Where cloud credentials are looked for; the process's environment and home directory unless given. */
+  cloudEnvironment?: CloudEnvironment;
+  /** Upload knobs, for tests. */
+  cloudOptions?: CloudStoreOptions;
+  /** Where cloud feeds are spooled until they are uploaded; the system's temporary directory unless given. */
+  spoolRoot?: string;
+}
+
 /** The feeds of one crawl. */
 export class FeedSet {
   readonly #feeds: readonly OpenFeed[];
@@ -74,23 +94,36 @@ export class FeedSet {
 
   /**
    * Opens every target, or none: two targets for the same file, a missing directory, a path that cannot be written
-   * or a refused append throw a UsageError naming the path before any file is created or truncated.
+   * or a refused append throw a UsageError naming the path before any file is created or truncated. A cloud target's
+   * store is asked first, with a cheap authenticated request: missing credentials or a bucket that is not there
+   * throw CloudError (exit 1), again before any file is touched.
    */
-  static async open(targets: readonly FeedTarget[], log?: Logger): Promise<FeedSet> {
+  static async open(given: readonly FeedTarget[], log?: Logger, options: FeedSetOptions = {}): Promise<FeedSet> {
+    const placeholders = options.placeholders;
+    const targets = placeholders === undefined
+      ? given
+      : given.map((target) => ({ ...target, path: fillPlaceholders(target.path, placeholders) }));
     const seen = new Set<string>();
     for (const target of targets) {
-      const key = resolve(target.path);
+      const key = isCloudPath(target.path) ? formatCloudUrl(parseCloudUrl(target.path)) : resolve(target.path);
       if (seen.has(key)) throw new UsageError(`output ${target.path} is given more than once`);
       seen.add(key);
     }
     for (const target of targets) {
+      if (isCloudPath(target.path)) continue;
       const format = FEED_FORMATS[target.format];
       await checkFeedPath(target.path, { ...format, overwrite: target.overwrite });
     }
+    const spoolRoot = options.spoolRoot ?? tmpdir();
+    const stores = await openCloudStores(targets, spoolRoot, options);
     const opened: OpenFeed[] = [];
     try {
       for (const target of targets) {
-        const feed = await FEED_FORMATS[target.format].open(target.path, { overwrite: target.overwrite, log });
+        const format = FEED_FORMATS[target.format];
+        const store = stores.get(target);
+        const feed = store
+          ? await store.open(format, { spoolRoot, log })
+          : await format.open(target.path, { overwrite: target.overwrite, log });
         opened.push({ feed, format: target.format, items: 0 });
       }
     } catch (error) {
@@ -126,13 +159,52 @@ export class FeedSet {
 
   async #closeAll(): Promise<void> {
     const results = await Promise.allSettled(this.#feeds.map(({ feed }) => feed.close()));
-    // Logged after all have closed, so the lines come in the order the feeds were given.
+    const failure = results.find((result) => result.status === "rejected");
+    // Logged after all have closed, so the lines come in the order the feeds were given. The failure that is thrown
+    // is not logged too: its message becomes the command's one error line.
     results.forEach((result, index) => {
       const { feed, format, items } = this.#feeds[index];
       if (result.status === "fulfilled") this.#log?.info(`Stored ${format} feed (${items} items) in: ${feed.path}`);
-      else this.#log?.error(`Error closing ${format} feed ${feed.path}: ${result.reason}`);
+      else if (result !== failure) this.#log?.error(`Error closing ${format} feed ${feed.path}: ${result.reason}`);
     });
-    const failure = results.find((result) => result.status === "rejected");
     if (failure) throw failure.reason;
   }
+}
+
+/** A cloud target's store, checked, ready to open its spooled feed. */
+interface CheckedStore {
+  open(format: FeedFormat, options: { spoolRoot: string; log?: Logger }): Promise<Feed>;
+}
+
+/**
+ * Opens and checks the store of every cloud target, in the order given. The cloud modules are loaded only here, and
+ * only when some target is a cloud address.
+ */
+async function openCloudStores(
+  targets: readonly FeedTarget[],
+  spoolRoot: string,
+  options: FeedSetOptions,
+): Promise<Map<FeedTarget, CheckedStore>> {
+  const stores = new Map<FeedTarget, CheckedStore>();
+  const cloud = targets.filter((target) => isCloudPath(target.path));
+  if (cloud.length === 0) return stores;
+  // Checked here, with the rest, so that no feed is opened (and no -O file emptied) when the spool cannot be made.
+  await access(spoolRoot, constants.W_OK).catch(() => {
+    throw new UsageError(
+      `cannot spool ${
+        cloud[0].path
+      }: ${spoolRoot} is not a writable directory (set TMPDIR to one with room for the feed)`,
+    );
+  });
+  const [{ openCloudStore }, { CloudFeed }] = await Promise.all([
+    import("./cloud/cloud_store.ts"),
+    import("./cloud/cloud_feed.ts"),
+  ]);
+  const environment = options.cloudEnvironment ?? { env: runtime.environment(), home: homedir() };
+  for (const target of cloud) {
+    const store = await openCloudStore(parseCloudUrl(target.path), environment, options.cloudOptions);
+    await store.check();
+    stores.set(target, { open: (format, feedOptions) => CloudFeed.open(store, format, feedOptions) });
+  }
+  return stores;
 }

@@ -18,6 +18,32 @@ import type {
   StopSignal,
 } from "./types.ts";
 
+/** Whether this process is a single executable application: the netweir binary that scripts/build_binary.ts makes. */
+/** The binary's own assets, when this process is the single binary. */
+interface SingleExecutable {
+  getAsset(name: string, encoding: "utf8"): string;
+}
+
+function singleExecutable(): SingleExecutable | undefined {
+  const sea = process.getBuiltinModule?.("node:sea") as (SingleExecutable & { isSea?: () => boolean }) | undefined;
+  return sea?.isSea?.() ? sea : undefined;
+}
+
+function isSingleExecutable(): boolean {
+  return singleExecutable() !== undefined;
+}
+
+/**
+ * A worker thread in the binary: its module is not a file but a bundle among the binary's assets, started by a boot
+ * script (also an asset) that runs it the way the binary runs its own. Both are written by scripts/build_binary.ts.
+ */
+function startBundledWorker(sea: SingleExecutable): Worker {
+  return new Worker(sea.getAsset("worker_boot.cjs", "utf8"), {
+    eval: true,
+    workerData: { source: sea.getAsset("worker.cjs", "utf8") },
+  });
+}
+
 function httpClient(options: HttpClientOptions): HttpClient {
   if (!options.proxy) {
     return { fetch: (input, init) => fetch(input, init), close: () => {} };
@@ -137,7 +163,8 @@ export const nodeRuntime: Runtime = {
     ),
   cwd: () => process.cwd(),
   exit: (code) => process.exit(code),
-  selfCommand: (cliPath) => ({ command: process.execPath, args: [cliPath] }),
+  // In the single binary (deno task build:binary) the executable is the whole program: it takes no script path.
+  selfCommand: (cliPath) => ({ command: process.execPath, args: isSingleExecutable() ? [] : [cliPath] }),
   pid: process.pid,
   signalProcess,
   killProcessGroup,
@@ -154,7 +181,8 @@ export const nodeRuntime: Runtime = {
   listen,
   stdin: () => Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
   startWorker: (url) => {
-    const worker = new Worker(url);
+    const sea = singleExecutable();
+    const worker = sea ? startBundledWorker(sea) : new Worker(url);
     let ended = false;
     let onExit: (error: Error) => void = () => {};
     const end = (error: Error) => {

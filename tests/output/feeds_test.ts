@@ -3,6 +3,7 @@ import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { UsageError } from "../../src/errors.ts";
 import { FeedSet, parseFeedTarget } from "../../src/output/feeds.ts";
+import { spiderPlaceholders } from "../../src/output/placeholders.ts";
 import { parseCsv } from "./csv_parse.ts";
 import { readText, recordingLogger, withTempDir } from "./temp_dir.ts";
 import { parseXmlStrict } from "./xml_check.ts";
@@ -36,13 +37,14 @@ Deno.test("an output path with an unknown extension or none is refused with the 
   assert.throws(() => parseFeedTarget("", false), UsageError);
 });
 
-Deno.test("cloud output paths are refused as not available yet", () => {
-  for (const path of ["s3://bucket/items.jsonl", "gs://bucket/items.csv", "S3://bucket/x.json"]) {
-    assert.throws(
-      () => parseFeedTarget(path, false),
-      new UsageError("cloud output (s3://, gs://) is not available yet"),
-    );
-  }
+Deno.test("cloud output paths are parsed by the key's extension, any case of scheme", () => {
+  assert.deepEqual(parseFeedTarget("s3://bucket/items.jsonl", false), {
+    path: "s3://bucket/items.jsonl",
+    format: "jsonl",
+    overwrite: false,
+  });
+  assert.equal(parseFeedTarget("gs://bucket/items.csv", false).format, "csv");
+  assert.equal(parseFeedTarget("S3://bucket/x.json", true).format, "json");
 });
 
 Deno.test("a feed set writes every page's items to every feed and logs each at close", async () => {
@@ -190,4 +192,24 @@ Deno.test("a feed set with no feeds accepts writes and closes", async () => {
   await feeds.write([{ n: 1 }]);
   await feeds.close();
   assert.deepEqual(feeds.paths, []);
+});
+
+Deno.test("placeholders fill in local feed paths too, and the same time goes to every feed", async () => {
+  await withTempDir(async (dir) => {
+    const placeholders = spiderPlaceholders({ site: "shop", count: 3 }, "books", new Date("2026-12-01T10:20:30Z"));
+    const feeds = await FeedSet.open(
+      [parseFeedTarget(join(dir, "%(name)s-%(time)s.jsonl"), true), parseFeedTarget(join(dir, "%(site)s.csv"), true)],
+      undefined,
+      { placeholders },
+    );
+    assert.deepEqual(feeds.paths, [join(dir, "books-2026-12-01T10-20-30.jsonl"), join(dir, "shop.csv")]);
+    await feeds.write([{ a: 1 }]);
+    await feeds.close();
+    assert.deepEqual((await readdir(dir)).sort(), ["books-2026-12-01T10-20-30.jsonl", "shop.csv"]);
+    await assert.rejects(
+      FeedSet.open([parseFeedTarget(join(dir, "%(count)s.jsonl"), true)], undefined, { placeholders }),
+      (e: Error) => e instanceof UsageError && /unknown placeholder %\(count\)s/.test(e.message),
+      "only string attributes are placeholders",
+    );
+  });
 });
