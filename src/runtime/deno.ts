@@ -85,6 +85,21 @@ export const denoRuntime: Runtime = {
     Deno.addSignalListener(signal, handler);
     return () => Deno.removeSignalListener(signal, handler);
   },
+  onUncaughtError(handler) {
+    // preventDefault is what keeps Deno from ending the process; without it the runtime reports the error as usual.
+    const onRejection = (event: PromiseRejectionEvent) => {
+      if (handler(event.reason, "rejection")) event.preventDefault();
+    };
+    const onError = (event: ErrorEvent) => {
+      if (handler(event.error ?? new Error(event.message), "exception")) event.preventDefault();
+    };
+    globalThis.addEventListener("unhandledrejection", onRejection);
+    globalThis.addEventListener("error", onError);
+    return () => {
+      globalThis.removeEventListener("unhandledrejection", onRejection);
+      globalThis.removeEventListener("error", onError);
+    };
+  },
   stderrIsTerminal: () => Deno.stderr.isTerminal(),
   writeStderr: (text) => {
     Deno.stderr.writeSync(new TextEncoder().encode(text));
