@@ -15,6 +15,7 @@ import { applySpiderArgs } from "../spider/spider_args.ts";
 
 export { applySpiderArgs };
 import { spiderSettings } from "../spider/spider_settings.ts";
+import { checkCrawlPaths } from "./path_checks.ts";
 
 /** Exit statuses of a crawl stopped by a signal, as a shell reports them. */
 const SIGNAL_EXIT: Record<StopSignal, number> = { SIGINT: 130, SIGTERM: 143 };
@@ -37,7 +38,9 @@ export async function runCrawlCommand(options: CrawlCommandOptions): Promise<num
     // Clear the live progress line first, so a log line never lands in the middle of it.
     runtime.writeStderr(progressShown ? "\r\x1b[K" + line : line);
   });
-  // The queue first: a Redis that cannot be reached must not cost an -O file its old contents.
+  // Every path first, then the queue: a typing mistake in a path or a Redis that cannot be reached must not cost
+  // an -O file its old contents.
+  await checkCrawlPaths(settings, targets);
   const frontier = await openFrontier(spider, settings, log);
   let feeds: FeedSet;
   try {

@@ -10,6 +10,7 @@
  * uses, so the same rule holds: a request's callbacks are the spider's methods, its meta and cbKwargs JSON.
  */
 import { mkdir } from "node:fs/promises";
+import { checkWritableDirectory } from "../settings/writable_path.ts";
 import { join, resolve } from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { inTransaction } from "../sqlite.ts";
@@ -94,6 +95,8 @@ export class CheckpointFrontier implements Frontier {
    */
   static async open(options: CheckpointOptions): Promise<CheckpointFrontier> {
     const dir = resolve(options.dir);
+    // The directory is created, not its parents: one rule for every path a crawl writes (writable_path.ts).
+    await checkWritableDirectory(dir, "checkpoint");
     await mkdir(dir, { recursive: true });
     const db = new DatabaseSync(join(dir, "frontier.db"));
     try {
