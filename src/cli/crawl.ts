@@ -15,7 +15,8 @@ import { applySpiderArgs } from "../spider/spider_args.ts";
 
 export { applySpiderArgs };
 import { spiderSettings } from "../spider/spider_settings.ts";
-import { checkCrawlPaths } from "./path_checks.ts";
+import { checkCrawlPaths } from "../output/crawl_paths.ts";
+import { checkSpiderAtStart } from "../spider/start_checks.ts";
 
 /** Exit statuses of a crawl stopped by a signal, as a shell reports them. */
 const SIGNAL_EXIT: Record<StopSignal, number> = { SIGINT: 130, SIGTERM: 143 };
@@ -24,6 +25,7 @@ export async function runCrawlCommand(options: CrawlCommandOptions): Promise<num
   const SpiderClass = pickSpider(await loadSpiders(options.file), options.spider, options.file);
   const spider = new SpiderClass();
   applySpiderArgs(spider, options.args);
+  checkSpiderAtStart(spider);
   const settings = resolveCrawlSettings({
     spider: spiderSettings(spider),
     profiles: spider.profiles,

@@ -6,7 +6,7 @@
  */
 import { resolve } from "node:path";
 import { UsageError } from "../errors.ts";
-import type { FeedTarget } from "../output/feeds.ts";
+import type { FeedTarget } from "./feeds.ts";
 import type { SettingValues } from "../settings/table.ts";
 import { checkWritableDirectory, checkWritableFile } from "../settings/writable_path.ts";
 
