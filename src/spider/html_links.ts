@@ -3,6 +3,7 @@
  * first `<base href>`. Two ways, same answer: a scan of the text that builds no DOM (the hot path of a crawl that
  * only follows links), and a walk of a DOM that already exists.
  */
+import { encodeQuery } from "./query_encoding.ts";
 import { Tokenizer } from "htmlparser2";
 import { type AnyNode, type Element, isTag } from "domhandler";
 
@@ -108,9 +109,12 @@ function visit(element: Element, scan: LinkScan): void {
 /** Whether a URL string starts with a scheme (so it needs no base to resolve). */
 const HAS_SCHEME = /^[a-z][a-z0-9+.\-]*:/i;
 
-/** `href` resolved against `base`; undefined when it is not a valid URL. */
-export function resolveHref(href: string, base: string): URL | undefined {
-  return URL.parse(href, base) ?? undefined;
+/**
+ * `href` resolved against `base`; undefined when it is not a valid URL. `encoding` is the page's: a query is written
+ * in it, as browsers send it (see query_encoding.ts); UTF-8 when not given.
+ */
+export function resolveHref(href: string, base: string, encoding = "utf-8"): URL | undefined {
+  return URL.parse(encodeQuery(href, encoding), base) ?? undefined;
 }
 
 /** Whether a href can be resolved without knowing the page's base URL. */
@@ -124,7 +128,7 @@ export function isHttpUrl(url: URL): boolean {
 }
 
 /** Absolute http(s) URLs of `hrefs` against `base`: fragments dropped, duplicates and other schemes left out. */
-export function resolveLinks(hrefs: readonly string[], base: string): string[] {
+export function resolveLinks(hrefs: readonly string[], base: string, encoding = "utf-8"): string[] {
   const seen = new Set<string>();
   const tried = new Set<string>();
   const links: string[] = [];
@@ -132,7 +136,7 @@ export function resolveLinks(hrefs: readonly string[], base: string): string[] {
     // Pages repeat links (image and title to the same item); parsing a URL is the costly part, so do it once.
     if (tried.has(href)) continue;
     tried.add(href);
-    const url = resolveHref(href, base);
+    const url = resolveHref(href, base, encoding);
     if (url === undefined || !isHttpUrl(url)) continue;
     url.hash = "";
     const absolute = url.href;

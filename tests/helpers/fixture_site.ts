@@ -16,6 +16,7 @@
 import { runtime } from "../../src/runtime/mod.ts";
 import * as http from "./fixture_routes.ts";
 import * as pages from "./fixture_pages.ts";
+import { encodedPage } from "./fixture_encodings.ts";
 import type { Route, RouteContext } from "./fixture_routes.ts";
 
 export interface FixtureSiteOptions {
@@ -87,6 +88,7 @@ const ROUTES: Array<[RegExp, Route]> = [
   [/^\/trap(?:\/.*)?$/, pages.trap],
   [/^\/calendar$/, pages.calendar],
   [/^\/latin1$/, pages.latin1],
+  [/^\/encoded\/.+$/, encodedPage],
 ];
 
 /** A wait that ends early, without leaving a timer, when the site closes. */
