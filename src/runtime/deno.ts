@@ -1,4 +1,5 @@
 /** The Deno side of the runtime boundary. */
+import { fetchAnyPort, onBadPort } from "./any_port_fetch.ts";
 import { processSignals } from "./signals.ts";
 import type {
   HttpClient,
@@ -23,7 +24,12 @@ function proxyOption(proxy: string): Deno.Proxy {
 function httpClient(options: HttpClientOptions): HttpClient {
   const client = Deno.createHttpClient(options.proxy ? { proxy: proxyOption(options.proxy) } : {});
   return {
-    fetch: (input, init) => fetch(input, { ...init, client } as RequestInit),
+    fetch: (input, init) => {
+      const url = new URL(input);
+      // Deno's fetch refuses the Fetch standard's bad ports; a crawler need not (see any_port_fetch.ts).
+      if (!options.proxy && onBadPort(url)) return fetchAnyPort(url, init);
+      return fetch(input, { ...init, client } as RequestInit);
+    },
     close: () => client.close(),
   };
 }

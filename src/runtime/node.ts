@@ -7,6 +7,7 @@ import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { spawnSync } from "node:child_process";
 import { parentPort, Worker } from "node:worker_threads";
+import { fetchAnyPort, onBadPort } from "./any_port_fetch.ts";
 import { processSignals } from "./signals.ts";
 import type {
   HttpClient,
@@ -20,7 +21,14 @@ import type {
 
 function httpClient(options: HttpClientOptions): HttpClient {
   if (!options.proxy) {
-    return { fetch: (input, init) => fetch(input, init), close: () => {} };
+    return {
+      fetch: (input, init) => {
+        const url = new URL(input);
+        // Node's fetch refuses the Fetch standard's bad ports; a crawler need not (see any_port_fetch.ts).
+        return onBadPort(url) ? fetchAnyPort(url, init) : fetch(input, init);
+      },
+      close: () => {},
+    };
   }
   // Node's built-in fetch has no proxy option; undici (the library behind it) does, so it is loaded only when a
   // proxy is asked for.

@@ -24,6 +24,8 @@ export interface FixtureSiteOptions {
   books?: number;
   /** The loopback address to listen on (default 127.0.0.1; 127.0.0.2 makes a second host on the same machine). */
   hostname?: string;
+  /** The port to listen on (default: a free one). */
+  port?: number;
   /** The text of /robots.txt (default: everything allowed); null answers 404. */
   robots?: string | null;
   /** The login /auth/basic accepts (default user / pass). */
@@ -150,7 +152,7 @@ export async function startFixtureSite(options: FixtureSiteOptions = {}): Promis
     return http.text(`no route for ${url.pathname}\n`, 404);
   };
 
-  const listener = await runtime.listen(handle, { hostname: options.hostname ?? "127.0.0.1", port: 0 });
+  const listener = await runtime.listen(handle, { hostname: options.hostname ?? "127.0.0.1", port: options.port ?? 0 });
   const origin = `http://${options.hostname ?? "127.0.0.1"}:${listener.port}`;
   let closed: Promise<void> | undefined;
   return {
