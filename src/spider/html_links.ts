@@ -36,11 +36,16 @@ function tagKind(name: string): number {
 export function scanLinks(html: string): LinkScan {
   const scan: LinkScan = { base: undefined, hrefs: [] };
   let tag = OTHER;
+  // Inside <template>: its content is no part of the document (browsers keep it aside, css() does not see it).
+  let templates = 0;
+  let openingTemplate = false;
   let inHref = false;
   let value = "";
   let href: string | undefined;
   const endTag = () => {
-    if (href !== undefined) {
+    if (openingTemplate) templates++;
+    openingTemplate = false;
+    if (href !== undefined && templates === 0) {
       if (tag === LINK) scan.hrefs.push(href);
       else if (tag === BASE && scan.base === undefined) scan.base = href;
     }
@@ -53,6 +58,7 @@ export function scanLinks(html: string): LinkScan {
       // Only names of length 1 and 4 can be a, area or base: skip slicing the rest.
       const length = end - start;
       tag = length === 1 || length === 4 ? tagKind(html.slice(start, end).toLowerCase()) : OTHER;
+      openingTemplate = length === 8 && html.slice(start, end).toLowerCase() === "template";
       href = undefined;
     },
     onattribname(start, end) {
@@ -71,9 +77,14 @@ export function scanLinks(html: string): LinkScan {
       inHref = false;
     },
     onopentagend: endTag,
-    onselfclosingtag: endTag,
+    onselfclosingtag() {
+      openingTemplate = false; // <template/> holds nothing
+      endTag();
+    },
     oncdata: ignore,
-    onclosetag: ignore,
+    onclosetag(start, end) {
+      if (templates > 0 && end - start === 8 && html.slice(start, end).toLowerCase() === "template") templates--;
+    },
     oncomment: ignore,
     ondeclaration: ignore,
     onend: ignore,
@@ -94,6 +105,8 @@ export function walkLinks(nodes: readonly AnyNode[]): LinkScan {
   while (stack.length > 0) {
     const node = stack.pop()!;
     if (isTag(node)) visit(node, scan);
+    // A <template>'s content is no part of the document, as for the scan above.
+    if (isTag(node) && node.name === "template") continue;
     if ("children" in node) { for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]); }
   }
   return scan;

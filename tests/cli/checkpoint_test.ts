@@ -135,3 +135,32 @@ Deno.test("a crawl with a checkpoint killed with SIGKILL carries on when run aga
     await site.close();
   }
 });
+
+Deno.test("a run on a checkpoint says whether it resumes a crawl or finds it finished", async () => {
+  const site = await startFixtureSite({ books: 30 });
+  try {
+    await withTempDir(async (dir) => {
+      const state = join(dir, "state");
+      const args = ["crawl", SPIDER, "-a", `site=${site.url}shop/`, "-s", `checkpoint=${state}`];
+      const first = await runCli([...args, "-s", "max_items=5", "-s", "concurrency=1"]);
+      assert.equal(first.code, 0, first.stderr);
+      assert.doesNotMatch(first.stderr, /checkpoint .*: (resuming|the crawl there finished)/);
+      const second = await runCli(args);
+      assert.equal(second.code, 0, second.stderr);
+      assert.match(
+        second.stderr,
+        new RegExp(`INFO checkpoint ${state}: resuming the crawl, \\d+ requests waiting, \\d+ seen`),
+      );
+      const third = await runCli(args);
+      assert.equal(third.code, 0, third.stderr);
+      assert.match(
+        third.stderr,
+        new RegExp(
+          `INFO checkpoint ${state}: the crawl there finished \\(\\d+ requests seen\\); pages already fetched`,
+        ),
+      );
+    });
+  } finally {
+    await site.close();
+  }
+});

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
-import { Crawl, type Item, type Page, Request, Settings, Spider } from "../../mod.ts";
-import { createLogger } from "../../src/log.ts";
-import { resolveCrawlSettings } from "../../src/settings/check.ts";
+import { type Page, Request, Spider } from "../../mod.ts";
+import { crawlItems } from "./_crawl.ts";
 import { DECLARATIONS, ENCODED_PAGES } from "../helpers/fixture_encodings.ts";
 import { startFixtureSite } from "../helpers/fixture_site.ts";
 
@@ -36,17 +35,7 @@ Deno.test("pages in cp1252, latin-1, Shift_JIS, GBK and EUC-KR decode as browser
     const urls = Object.keys(ENCODED_PAGES).flatMap((key) =>
       DECLARATIONS.map((how) => `${site.url}encoded/${key}/${how}`)
     );
-    const items: Item[] = [];
-    const settings = resolveCrawlSettings({
-      spider: new Settings(),
-      profiles: {},
-      overrides: new Settings({ autothrottle: false, progress: false, obeyRobotsTxt: false }),
-    });
-    await new Crawl(new Encoded(urls), {
-      settings,
-      log: createLogger("error", () => {}),
-      sink: { write: (batch) => Promise.resolve(void items.push(...batch)), close: () => Promise.resolve() },
-    }).run();
+    const { items } = await crawlItems(new Encoded(urls), { obeyRobotsTxt: false });
     assert.equal(items.length, urls.length);
     for (const item of items) {
       const [key, how] = String(item.url).split("/").slice(-2);

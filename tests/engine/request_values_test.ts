@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
-import { Crawl, Request, Settings } from "../../mod.ts";
-import { createLogger } from "../../src/log.ts";
-import { resolveCrawlSettings } from "../../src/settings/check.ts";
+import { Request } from "../../mod.ts";
+import { crawlItems } from "./_crawl.ts";
 import { startFixtureSite } from "../helpers/fixture_site.ts";
 import { ListSpider } from "./_spiders.ts";
 
@@ -13,12 +12,7 @@ Deno.test("a bad per-request value fails that request once, as its own error, an
       new Request({ url: `${site.url}echo?good=1`, errback: "failed" }),
     ]);
     const lines: string[] = [];
-    const settings = resolveCrawlSettings({
-      spider: new Settings(),
-      profiles: {},
-      overrides: new Settings({ retries: 3, retryBackoff: 0.01, autothrottle: false, progress: false }),
-    });
-    const stats = await new Crawl(spider, { settings, log: createLogger("info", (line) => lines.push(line)) }).run();
+    const { stats } = await crawlItems(spider, { retries: 3, retryBackoff: 0.01 }, { level: "info", lines });
     assert.equal(site.hits("/echo?bad=1"), 0);
     assert.equal(site.hits("/echo?good=1"), 1);
     assert.equal(stats.retries, 0);

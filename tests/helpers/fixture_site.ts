@@ -91,6 +91,8 @@ const ROUTES: Array<[RegExp, Route]> = [
   [/^\/calendar$/, pages.calendar],
   [/^\/latin1$/, pages.latin1],
   [/^\/encoded\/.+$/, encodedPage],
+  [/^\/markup$/, pages.markup],
+  [/^\/plain-links$/, pages.plainLinks],
 ];
 
 /** A wait that ends early, without leaving a timer, when the site closes. */
