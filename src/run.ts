@@ -10,6 +10,8 @@ import { resolveCrawlSettings } from "./settings/check.ts";
 import { Settings, type SettingsInit } from "./settings/settings.ts";
 import { Spider, type SpiderClass, spiderName } from "./spider/spider.ts";
 import { spiderSettings } from "./spider/spider_settings.ts";
+import { checkSpiderAtStart } from "./spider/start_checks.ts";
+import { checkCrawlPaths } from "./output/crawl_paths.ts";
 
 export interface RunOptions {
   /** Settings over the spider's own (as `-s` on the command line). */
@@ -30,6 +32,7 @@ export interface RunOptions {
  */
 export async function runSpider(spider: Spider | SpiderClass, options: RunOptions = {}): Promise<StatsRecord> {
   const instance = spider instanceof Spider ? spider : new spider();
+  checkSpiderAtStart(instance);
   const overrides = options.settings instanceof Settings ? options.settings : new Settings(options.settings ?? {});
   const settings = resolveCrawlSettings({ spider: spiderSettings(instance), profiles: instance.profiles, overrides });
   const outputs = options.output ?? [];
@@ -37,7 +40,9 @@ export async function runSpider(spider: Spider | SpiderClass, options: RunOption
   checkBrowserAtStart(instance, settings);
   const targets = outputs.map((path) => parseFeedTarget(path, options.overwrite ?? false));
   const log = createLogger(settings.logLevel as LogLevel);
-  // The queue first, as on the command line: a Redis that cannot be reached must not cost a file its contents.
+  // Every path, then the queue, as on the command line: a bad path or a Redis that cannot be reached must not cost
+  // a file its contents.
+  await checkCrawlPaths(settings, targets);
   const frontier = await openFrontier(instance, settings, log);
   let sink: FeedSet;
   try {

@@ -18,6 +18,8 @@ import { applySpiderArgs } from "../spider/spider_args.ts";
 
 export { applySpiderArgs };
 import { spiderSettings } from "../spider/spider_settings.ts";
+import { checkCrawlPaths } from "../output/crawl_paths.ts";
+import { checkSpiderAtStart } from "../spider/start_checks.ts";
 
 /** Exit statuses of a crawl stopped by a signal, as a shell reports them. */
 const SIGNAL_EXIT: Record<StopSignal, number> = { SIGINT: 130, SIGTERM: 143 };
@@ -26,6 +28,7 @@ export async function runCrawlCommand(options: CrawlCommandOptions): Promise<num
   const SpiderClass = pickSpider(await loadSpiders(options.file), options.spider, options.file);
   const spider = new SpiderClass();
   applySpiderArgs(spider, options.args);
+  checkSpiderAtStart(spider);
   const settings = resolveCrawlSettings({
     spider: spiderSettings(spider),
     profiles: spider.profiles,
@@ -46,7 +49,9 @@ export async function runCrawlCommand(options: CrawlCommandOptions): Promise<num
     undefined,
     settings.logFormat as LogFormat,
   );
-  // The queue first: a Redis that cannot be reached must not cost an -O file its old contents.
+  // Every path first, then the queue: a typing mistake in a path or a Redis that cannot be reached must not cost
+  // an -O file its old contents.
+  await checkCrawlPaths(settings, targets);
   const frontier = await openFrontier(spider, settings, log);
   let feeds: FeedSet;
   try {

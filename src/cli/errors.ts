@@ -14,11 +14,30 @@ export class CommandError extends Error {
   override name = "CommandError";
 }
 
-/** The exit code for an error that ended a command: 2 for bad arguments or values, 1 for anything else. */
+/**
+ * The exit code for an error that ended a command: 2 for bad arguments or values, 1 for anything else. Only the
+ * errors that say the user gave something wrong (UsageError, SettingsError) are 2: a TypeError from a bug inside
+ * Netweir, or from the spider's own code, is a failure (1), not the user's bad argument.
+ */
 export function exitCodeFor(error: unknown): number {
   if (error instanceof UsageError || error instanceof SettingsError) return 2;
-  if (error instanceof TypeError || error instanceof RangeError) return 2;
   return 1;
+}
+
+/**
+ * Runs a check of something the user gave (a URL, a key) whose library function throws the closest built-in for a
+ * bad value: a TypeError or RangeError from it becomes a UsageError (exit 2), with the same message. Only around
+ * such checks: anywhere else a TypeError is a bug, and exits 1.
+ */
+export function asUsage<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (error instanceof TypeError || error instanceof RangeError) {
+      throw new UsageError(error.message, { cause: error });
+    }
+    throw error;
+  }
 }
 
 /** The first non-empty line of an error's message (or of the value thrown), trimmed. */

@@ -10,6 +10,7 @@ import type { FrontierStatus } from "../queue/frontier.ts";
 import { runtime } from "../runtime/mod.ts";
 import type { CommandContext } from "./context.ts";
 import { pushUrls } from "./queue_input.ts";
+import { asUsage } from "./errors.ts";
 
 /** Where the queue is: the Redis URL and the crawl's key. */
 export interface QueueTarget {
@@ -27,7 +28,8 @@ export interface QueuePushOptions extends QueueTarget {
 
 /** Runs `body` with the queue open, closing it whatever happens. */
 async function withQueue<T>(target: QueueTarget, body: (queue: Queue) => Promise<T>): Promise<T> {
-  const queue = new Queue(target.url, target.key);
+  // The URL and key are the user's: a bad one is a UsageError (exit 2).
+  const queue = asUsage(() => new Queue(target.url, target.key));
   try {
     return await body(queue);
   } finally {

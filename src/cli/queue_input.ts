@@ -3,6 +3,8 @@
  * line. Nothing is read ahead of what the push asks for, so memory stays at one batch however long the input is.
  */
 import { checkHttpUrl } from "../queue/queue.ts";
+import { UsageError } from "../errors.ts";
+import { asUsage } from "./errors.ts";
 
 /** A line longer than this is not a URL; refusing it keeps a file without newlines from filling memory. */
 export const MAX_LINE_CHARS = 64 * 1024;
@@ -21,7 +23,8 @@ export async function* readLines(
   const decoder = new TextDecoder();
   let pending = "";
   let lineNumber = 0;
-  const tooLong = () => new TypeError(`line ${lineNumber + 1} of standard input is longer than ${maxChars} characters`);
+  const tooLong = () =>
+    new UsageError(`line ${lineNumber + 1} of standard input is longer than ${maxChars} characters`);
   try {
     for (;;) {
       const { value, done } = await reader.read();
@@ -49,7 +52,7 @@ export async function* readLines(
 
 /**
  * The URLs to push, in order: each argument, and for `-` each line of standard input that is not blank or a
- * `#` comment, trimmed. Each one is checked as it comes: one that is not an http(s) URL is a TypeError naming the
+ * `#` comment, trimmed. Each one is checked as it comes: one that is not an http(s) URL is a UsageError naming the
  * argument or the line, thrown before the batch it would have joined is sent.
  */
 export async function* pushUrls(
@@ -58,7 +61,7 @@ export async function* pushUrls(
 ): AsyncGenerator<string> {
   for (const arg of args) {
     if (arg !== "-") {
-      checkHttpUrl(arg);
+      asUsage(() => checkHttpUrl(arg));
       yield arg;
       continue;
     }
@@ -70,7 +73,7 @@ export async function* pushUrls(
       try {
         checkHttpUrl(line);
       } catch (error) {
-        throw new TypeError(`line ${lineNumber} of standard input: ${(error as Error).message}`);
+        throw new UsageError(`line ${lineNumber} of standard input: ${(error as Error).message}`, { cause: error });
       }
       yield line;
     }

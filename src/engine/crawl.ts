@@ -10,7 +10,7 @@ import type { Frontier, Lease } from "../queue/frontier.ts";
 import { MemoryFrontier } from "../queue/memory.ts";
 import type { SettingValues } from "../settings/table.ts";
 import { Request } from "../spider/request.ts";
-import type { Spider } from "../spider/spider.ts";
+import { type Spider, spiderName } from "../spider/spider.ts";
 import type { Logger } from "../spider/types.ts";
 import { Admission } from "./admission.ts";
 import type { CrawlContext } from "./context.ts";
@@ -25,6 +25,8 @@ import { HttpFetcher } from "./http_fetcher.ts";
 import { type CrawlPart, crawlParts } from "./parts.ts";
 import { checkSteps } from "../spider/step_checks.ts";
 import { checkRedirect } from "./page_flow.ts";
+import { inPage } from "./page_scope.ts";
+import { containUncaught } from "./uncaught.ts";
 
 export interface CrawlOptions {
   /** Resolved settings (see resolveCrawlSettings). */
@@ -136,6 +138,12 @@ export class Crawl {
   /** Runs the crawl to its end and returns the final stats. Rejects only on a failure of the crawl itself. */
   async run(): Promise<StatsRecord> {
     const watchers = startWatchers(this, this.#frontier, this.#log);
+    const releaseUncaught = containUncaught({
+      owner: this,
+      spider: spiderName(this.spider),
+      log: this.#log,
+      stats: this.stats,
+    });
     try {
       for (const part of this.#parts) {
         await part.open();
@@ -150,6 +158,7 @@ export class Crawl {
     } finally {
       await this.#shutdown();
       await watchers.stop();
+      releaseUncaught();
     }
     if (this.#fatal !== undefined) throw this.#fatal;
     return this.statsRecord();
@@ -347,7 +356,8 @@ export class Crawl {
   }
 
   #run(pending: Pending): void {
-    const task = processPending(this.#ctx, pending).then(async (outcome) => {
+    const scope = { owner: this, spider: spiderName(this.spider), url: pending.request.url };
+    const task = inPage(scope, () => processPending(this.#ctx, pending)).then(async (outcome) => {
       if (outcome.kind === "retry") {
         if (this.#stopReason !== null) return void await this.#frontier.giveBack([pending.lease]);
         this.#enqueue({

@@ -9,8 +9,8 @@
  * The crawl opens the file when it starts and closes it when it ends; this module is loaded only then, so a crawl
  * without deltafetch never loads SQLite.
  */
-import { mkdir } from "node:fs/promises";
-import { dirname, resolve } from "node:path";
+import { resolve } from "node:path";
+import { checkWritableFile } from "../settings/writable_path.ts";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { fingerprint } from "../queue/fingerprint.ts";
 import type { Request } from "../spider/request.ts";
@@ -37,10 +37,10 @@ export class Deltafetch {
     this.#add = db.prepare("INSERT OR IGNORE INTO scraped (key, url, first_seen) VALUES (?, ?, ?)");
   }
 
-  /** Opens (creating it and its directory if need be) the file at `path`. */
+  /** Opens the file at `path`, creating it when it is missing; its directory must exist (see writable_path.ts). */
   static async open(path: string): Promise<Deltafetch> {
     const file = resolve(path);
-    await mkdir(dirname(file), { recursive: true });
+    await checkWritableFile(file, "deltafetch");
     const db = new DatabaseSync(file);
     try {
       // WAL: a crawl killed mid-write loses at most its last records, never the file.

@@ -3,6 +3,7 @@ import type { Pipeline } from "../spider/pipeline.ts";
 import type { Spider } from "../spider/spider.ts";
 import type { Item, Logger } from "../spider/types.ts";
 import type { Stats } from "./stats.ts";
+import { ItemRefusal, normaliseItem } from "./item_check.ts";
 
 /** Where items end up: the feed files, or anything else with the same two methods. */
 export interface ItemSink {
@@ -29,30 +30,52 @@ export class PipelineChain {
     for (const pipeline of this.#pipelines) await pipeline.open?.(this.#spider);
   }
 
-  async process(items: Item[]): Promise<Item[]> {
-    if (this.#pipelines.length === 0) return items;
+  /**
+   * Checks each item against the one rule of what an item holds (item_check.ts), then runs it through the
+   * pipelines, and checks what they return the same way: the feeds get only plain JSON, all the same items.
+   * `url` is the page the items came from, for the line that names a refused one.
+   */
+  async process(items: Item[], url = "an unknown page"): Promise<Item[]> {
     const kept: Item[] = [];
-    for (let item of items) {
-      let dropped = false;
+    for (const given of items) {
+      let item = this.#checked(given, url, "");
       for (const pipeline of this.#pipelines) {
+        if (item === undefined) break;
         try {
           const result = await pipeline.process(item, this.#spider);
           if (result === null || result === undefined) {
-            dropped = true;
-            break;
-          }
-          item = result;
+            this.#drop("pipeline");
+            item = undefined;
+          } else item = result;
         } catch (error) {
           this.#stats.inc("errors");
           this.#log.error(`pipeline ${pipeline.constructor.name} failed: ${(error as Error).message ?? error}`);
-          dropped = true;
-          break;
+          this.#drop("pipeline");
+          item = undefined;
         }
       }
-      if (dropped) this.#stats.inc("items_dropped");
-      else kept.push(item);
+      // Pipelines may add values of their own (in place, too): what they hand on passes the same rule.
+      if (item !== undefined && this.#pipelines.length > 0) item = this.#checked(item, url, " after the pipelines");
+      if (item !== undefined) kept.push(item);
     }
     return kept;
+  }
+
+  /** The item as plain JSON, or undefined after logging and counting why it was refused. */
+  #checked(item: Item, url: string, source: string): Item | undefined {
+    try {
+      return normaliseItem(item);
+    } catch (error) {
+      if (!(error instanceof ItemRefusal)) throw error;
+      this.#log.warning(`dropped an item${source} from ${url}: ${error.message}`);
+      this.#drop(error.reason);
+      return undefined;
+    }
+  }
+
+  #drop(reason: string): void {
+    this.#stats.inc("items_dropped");
+    this.#stats.inc(`items_dropped_${reason}`);
   }
 
   async close(): Promise<void> {

@@ -305,7 +305,7 @@ async function finishWith(
     }
   }
   if (ctx.signal.aborted) return ABANDONED;
-  const kept = await ctx.pipelines.process(items);
+  const kept = await ctx.pipelines.process(items, pending.request.url);
   if (ctx.signal.aborted) return ABANDONED;
   if (kept.length > 0) {
     await ctx.sink.write(kept);

@@ -11,6 +11,7 @@
  * place, so a crawl killed mid-write leaves no half entry behind.
  */
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { checkWritableDirectory } from "../settings/writable_path.ts";
 import { join } from "node:path";
 import process from "node:process";
 import { fingerprint } from "../queue/fingerprint.ts";
@@ -35,8 +36,12 @@ export class HttpCache {
     this.#dir = dir;
   }
 
-  /** Creates the directory; a path that cannot be one fails here, before the crawl starts. */
+  /**
+   * Creates the directory (not its parents: one rule for every path a crawl writes, see writable_path.ts); a path
+   * that cannot be one fails here, before the crawl starts.
+   */
   async open(): Promise<void> {
+    await checkWritableDirectory(this.#dir, "cache");
     await mkdir(this.#dir, { recursive: true });
   }
 

@@ -13,6 +13,7 @@ import type { HttpClient } from "../runtime/mod.ts";
 import type { SettingValues } from "../settings/table.ts";
 import type { Request } from "../spider/request.ts";
 import type { Logger } from "../spider/types.ts";
+import { describeNetworkFailure } from "./network_errors.ts";
 import { ACCEPT_ENCODING, checkContentLength, decodeBody, readLimitedBody } from "./body.ts";
 import { basicAuthorization, credentialsFor } from "./credentials.ts";
 import { ClientPool } from "./client_pool.ts";
@@ -123,16 +124,24 @@ export class Downloader {
 
   /**
    * Fetches a request, following redirects unless told not to. Resolves with any HTTP status; rejects with a
-   * FetchError whose reason is `timeout`, `network`, `redirects`, `too_large`, `aborted` or `closed`, or with a
+   * FetchError whose reason is `timeout`, `network`, `redirects`, `too_large`, `aborted`, `closed` or `bad_request`, or with a
    * RedirectRefused when `checkRedirect` turned a redirect down.
    */
   async fetch(request: Request, options: FetchOptions = {}): Promise<FetchedResponse> {
     if (this.#closed) throw new FetchError("closed", `downloader is closed; not fetching ${request.url}`);
     const { signal } = options;
     if (signal?.aborted) throw new FetchError("aborted", `fetch of ${request.url} aborted`, { cause: signal.reason });
-    const seconds = timeoutFor(request, this.#settings);
-    const limit = bodyLimitFor(request, this.#settings);
-    const proxy = this.proxyFor(request);
+    let seconds: number, limit: number, proxy: string | undefined;
+    try {
+      seconds = timeoutFor(request, this.#settings);
+      limit = bodyLimitFor(request, this.#settings);
+      proxy = this.proxyFor(request);
+    } catch (error) {
+      // A bad value of the request's own (meta download_timeout: "soon") fails that request, once: sending it again
+      // would fail the same way, so it is no network error to retry.
+      if (!(error instanceof RangeError || error instanceof TypeError)) throw error;
+      throw new FetchError("bad_request", error.message, { cause: error });
+    }
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -156,8 +165,8 @@ export class Downloader {
         });
       }
       if (error instanceof FetchError || error instanceof RedirectRefused) throw error;
-      const message = error instanceof Error ? error.message : String(error);
-      throw new FetchError("network", `fetching ${request.url} failed: ${message}`, { cause: error });
+      const why = describeNetworkFailure(error, request.url);
+      throw new FetchError("network", `fetching ${request.url} failed: ${why}`, { cause: error });
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);

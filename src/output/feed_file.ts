@@ -3,9 +3,9 @@
  * {@link Feed} that writes each batch with one call and finishes the file at close. The formats only say what text
  * goes at the start, for each batch, and at the end.
  */
-import { access, constants, type FileHandle, open, stat } from "node:fs/promises";
-import { dirname } from "node:path";
+import { type FileHandle, open } from "node:fs/promises";
 import { UsageError } from "../errors.ts";
+import { checkWritableFile } from "../settings/writable_path.ts";
 import type { Item } from "../spider/types.ts";
 import type { Feed } from "./feed.ts";
 
@@ -28,10 +28,6 @@ export interface OpenedFeedFile {
 
 const textEncoder = new TextEncoder();
 
-function errorCode(error: unknown): string | undefined {
-  return (error as { code?: unknown })?.code as string | undefined;
-}
-
 function cannotWrite(path: string, reason: string, cause?: unknown): UsageError {
   return new UsageError(`cannot write feed ${path}: ${reason}`, { cause });
 }
@@ -46,44 +42,9 @@ export async function checkFeedPath(
   path: string,
   options: { overwrite: boolean; appendable: boolean; label: string },
 ): Promise<void> {
-  let size: number;
-  try {
-    const info = await stat(path);
-    if (info.isDirectory()) throw cannotWrite(path, "it is a directory");
-    size = info.size;
-  } catch (error) {
-    if (error instanceof UsageError) throw error;
-    if (errorCode(error) === "ENOTDIR") throw cannotWrite(path, "a parent of it is not a directory", error);
-    if (errorCode(error) !== "ENOENT") throw cannotWrite(path, String((error as Error).message ?? error), error);
-    await checkDirectory(path);
-    return;
-  }
-  if (!options.overwrite && !options.appendable && size > 0) {
+  const size = await checkWritableFile(path, "feed");
+  if (size !== undefined && !options.overwrite && !options.appendable && size > 0) {
     throw new UsageError(`cannot append to existing ${options.label} file ${path}; use -O to overwrite`);
-  }
-  try {
-    await access(path, constants.W_OK);
-  } catch (error) {
-    throw cannotWrite(path, "permission denied", error);
-  }
-}
-
-async function checkDirectory(path: string): Promise<void> {
-  const dir = dirname(path);
-  try {
-    const info = await stat(dir);
-    if (!info.isDirectory()) throw cannotWrite(path, `${dir} is not a directory`);
-  } catch (error) {
-    if (error instanceof UsageError) throw error;
-    const code = errorCode(error);
-    if (code === "ENOENT") throw cannotWrite(path, `directory ${dir} does not exist`, error);
-    if (code === "ENOTDIR") throw cannotWrite(path, `${dir} is not a directory`, error);
-    throw cannotWrite(path, String((error as Error).message ?? error), error);
-  }
-  try {
-    await access(dir, constants.W_OK);
-  } catch (error) {
-    throw cannotWrite(path, `permission denied in ${dir}`, error);
   }
 }
 

@@ -10,6 +10,7 @@
  * uses, so the same rule holds: a request's callbacks are the spider's methods, its meta and cbKwargs JSON.
  */
 import { mkdir } from "node:fs/promises";
+import { checkWritableDirectory } from "../settings/writable_path.ts";
 import { join, resolve } from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { inTransaction } from "../sqlite.ts";
@@ -102,6 +103,8 @@ export class CheckpointFrontier implements Frontier {
    */
   static async open(options: CheckpointOptions): Promise<CheckpointFrontier> {
     const dir = resolve(options.dir);
+    // The directory is created, not its parents: one rule for every path a crawl writes (writable_path.ts).
+    await checkWritableDirectory(dir, "checkpoint");
     await mkdir(dir, { recursive: true });
     const db = new DatabaseSync(join(dir, "frontier.db"));
     try {
@@ -121,6 +124,7 @@ export class CheckpointFrontier implements Frontier {
         return rows.length;
       });
       if (back > 0) options.log.info(`checkpoint: ${back} requests the last run had not finished are queued again`);
+      frontier.#logWhereItStands(dir, options.log);
       return frontier;
     } catch (error) {
       db.close();
@@ -128,6 +132,22 @@ export class CheckpointFrontier implements Frontier {
         throw new Error(`checkpoint ${dir} is in use by another crawl; one crawl per checkpoint directory`);
       }
       throw error;
+    }
+  }
+
+  /**
+   * Says, when the checkpoint holds an earlier run, whether this one carries it on or finds it over: without the line
+   * a finished checkpoint looks like a crawl that found nothing (its start requests were all seen before).
+   */
+  #logWhereItStands(dir: string, log: Logger): void {
+    const { waiting, seen } = this.#counts();
+    if (seen === 0) return;
+    if (waiting > 0) log.info(`checkpoint ${dir}: resuming the crawl, ${waiting} requests waiting, ${seen} seen`);
+    else {
+      log.info(
+        `checkpoint ${dir}: the crawl there finished (${seen} requests seen); pages already fetched are not ` +
+          "fetched again: delete the directory to crawl anew",
+      );
     }
   }
 

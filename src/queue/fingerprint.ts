@@ -5,16 +5,68 @@
  */
 import { sha1Hex } from "./sha1.ts";
 
-/** The URL with scheme and host lower-cased, the default port and fragment dropped and the query sorted. */
+const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
+const textEncoder = new TextEncoder();
+
+/** The bytes a URL component stands for: each `%XX` its byte, anything else its UTF-8. */
+function componentBytes(text: string): number[] {
+  const bytes: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === "%" && /^[0-9A-Fa-f]{2}$/.test(text.slice(i + 1, i + 3))) {
+      bytes.push(parseInt(text.slice(i + 1, i + 3), 16));
+      i += 2;
+    } else {
+      const point = text.codePointAt(i)!;
+      const char = String.fromCodePoint(point);
+      if (point > 0xffff) i++;
+      bytes.push(...textEncoder.encode(char));
+    }
+  }
+  return bytes;
+}
+
+/**
+ * A query name or value in one spelling: `+` is a space (form encoding), and every byte but the unreserved ones
+ * (letters, digits, `-._~`) is `%XX` in upper case. Bytes, not text: a query in Shift_JIS or GBK is no UTF-8, and
+ * decoding it as UTF-8 would make different queries one.
+ */
+function canonicalQueryPart(text: string): string {
+  if (/^[A-Za-z0-9\-._~]*$/.test(text)) return text; // the common case: nothing to rewrite
+  let out = "";
+  for (const byte of componentBytes(text.replaceAll("+", "%20"))) {
+    const char = String.fromCharCode(byte);
+    out += byte < 0x80 && UNRESERVED.test(char) ? char : "%" + byte.toString(16).toUpperCase().padStart(2, "0");
+  }
+  return out;
+}
+
+/** A path with `%XX` of unreserved characters decoded (`%7E` is `~`) and other `%xx` in upper case. */
+function canonicalPath(path: string): string {
+  return path.replace(/%([0-9A-Fa-f]{2})/g, (escape, hex: string) => {
+    const char = String.fromCharCode(parseInt(hex, 16));
+    return UNRESERVED.test(char) ? char : escape.toUpperCase();
+  });
+}
+
+/**
+ * The URL with scheme and host lower-cased, the default port and fragment dropped, unreserved characters written
+ * one way (`%7E` and `~` are one URL, as RFC 3986 says) and the query sorted.
+ */
 export function canonicalUrl(url: string | URL): string {
   const parsed = new URL(url); // WHATWG URL already lower-cases scheme and host and drops default ports
-  // Nothing to drop or sort: the parsed URL is canonical already (the common case, and the cheap one).
-  if (!parsed.href.includes("?") && !parsed.href.includes("#")) return parsed.href;
+  // Nothing to drop, sort or decode: the parsed URL is canonical already (the common case, and the cheap one).
+  if (!parsed.href.includes("?") && !parsed.href.includes("#") && !parsed.pathname.includes("%")) return parsed.href;
   parsed.hash = "";
-  // Always rewritten, even when empty: setting "" drops a bare "?", so `/p?` and `/p` are the same request.
-  const pairs = [...parsed.searchParams.entries()];
+  if (parsed.pathname.includes("%")) parsed.pathname = canonicalPath(parsed.pathname);
+  const pairs = parsed.search.slice(1).split("&").filter((pair) => pair !== "").map((pair) => {
+    const at = pair.indexOf("=");
+    return at < 0
+      ? [canonicalQueryPart(pair), ""]
+      : [canonicalQueryPart(pair.slice(0, at)), canonicalQueryPart(pair.slice(at + 1))];
+  });
   pairs.sort(([a, av], [b, bv]) => a < b ? -1 : a > b ? 1 : av < bv ? -1 : av > bv ? 1 : 0);
-  parsed.search = new URLSearchParams(pairs).toString();
+  // Always rewritten, even when empty: setting "" drops a bare "?", so `/p?` and `/p` are the same request.
+  parsed.search = pairs.map(([name, value]) => `${name}=${value}`).join("&");
   return parsed.href;
 }
 

@@ -1,4 +1,5 @@
 /** The Deno side of the runtime boundary. */
+import { fetchAnyPort, onBadPort } from "./any_port_fetch.ts";
 import { processSignals } from "./signals.ts";
 import type {
   HttpClient,
@@ -23,7 +24,12 @@ function proxyOption(proxy: string): Deno.Proxy {
 function httpClient(options: HttpClientOptions): HttpClient {
   const client = Deno.createHttpClient(options.proxy ? { proxy: proxyOption(options.proxy) } : {});
   return {
-    fetch: (input, init) => fetch(input, { ...init, client } as RequestInit),
+    fetch: (input, init) => {
+      const url = new URL(input);
+      // Deno's fetch refuses the Fetch standard's bad ports; a crawler need not (see any_port_fetch.ts).
+      if (!options.proxy && onBadPort(url)) return fetchAnyPort(url, init);
+      return fetch(input, { ...init, client } as RequestInit);
+    },
     close: () => client.close(),
   };
 }
@@ -84,6 +90,21 @@ export const denoRuntime: Runtime = {
   onSignal(signal: StopSignal, handler: () => void) {
     Deno.addSignalListener(signal, handler);
     return () => Deno.removeSignalListener(signal, handler);
+  },
+  onUncaughtError(handler) {
+    // preventDefault is what keeps Deno from ending the process; without it the runtime reports the error as usual.
+    const onRejection = (event: PromiseRejectionEvent) => {
+      if (handler(event.reason, "rejection")) event.preventDefault();
+    };
+    const onError = (event: ErrorEvent) => {
+      if (handler(event.error ?? new Error(event.message), "exception")) event.preventDefault();
+    };
+    globalThis.addEventListener("unhandledrejection", onRejection);
+    globalThis.addEventListener("error", onError);
+    return () => {
+      globalThis.removeEventListener("unhandledrejection", onRejection);
+      globalThis.removeEventListener("error", onError);
+    };
   },
   stderrIsTerminal: () => Deno.stderr.isTerminal(),
   writeStderr: (text) => {

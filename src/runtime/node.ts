@@ -7,6 +7,7 @@ import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { spawnSync } from "node:child_process";
 import { parentPort, Worker } from "node:worker_threads";
+import { fetchAnyPort, onBadPort } from "./any_port_fetch.ts";
 import { processSignals } from "./signals.ts";
 import type {
   HttpClient,
@@ -46,7 +47,14 @@ function startBundledWorker(sea: SingleExecutable): Worker {
 
 function httpClient(options: HttpClientOptions): HttpClient {
   if (!options.proxy) {
-    return { fetch: (input, init) => fetch(input, init), close: () => {} };
+    return {
+      fetch: (input, init) => {
+        const url = new URL(input);
+        // Node's fetch refuses the Fetch standard's bad ports; a crawler need not (see any_port_fetch.ts).
+        return onBadPort(url) ? fetchAnyPort(url, init) : fetch(input, init);
+      },
+      close: () => {},
+    };
   }
   // Node's built-in fetch has no proxy option; undici (the library behind it) does, so it is loaded only when a
   // proxy is asked for.
@@ -171,6 +179,22 @@ export const nodeRuntime: Runtime = {
   onSignal(signal: StopSignal, handler: () => void) {
     process.on(signal, handler);
     return () => void process.off(signal, handler);
+  },
+  onUncaughtError(handler) {
+    // With a listener present Node no longer ends the process by itself, so an error the handler leaves is ended
+    // here, as Node would have: its stack on standard error and exit status 1.
+    const unhandled = (error: unknown) => {
+      process.stderr.write(`${error instanceof Error && error.stack ? error.stack : String(error)}\n`);
+      process.exit(1);
+    };
+    const onRejection = (reason: unknown) => void (handler(reason, "rejection") || unhandled(reason));
+    const onException = (error: Error) => void (handler(error, "exception") || unhandled(error));
+    process.on("unhandledRejection", onRejection);
+    process.on("uncaughtException", onException);
+    return () => {
+      process.off("unhandledRejection", onRejection);
+      process.off("uncaughtException", onException);
+    };
   },
   stderrIsTerminal: () => Boolean(process.stderr.isTTY),
   writeStderr: (text) => void process.stderr.write(text),

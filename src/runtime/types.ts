@@ -69,6 +69,12 @@ export interface Runtime {
   killProcessGroup(pgid: number, signal: ProcessSignal): boolean;
   /** Adds a handler for a signal; returns a function that removes it. */
   onSignal(signal: StopSignal, handler: () => void): () => void;
+  /**
+   * Adds a handler for errors nothing caught: a promise rejected with no handler, a throw in a timer or an event
+   * listener. The handler returns true when it dealt with the error; then the process carries on instead of ending
+   * with the runtime's stack trace. Returns a function that removes the handler.
+   */
+  onUncaughtError(handler: UncaughtErrorHandler): () => void;
   /** Whether standard error is a terminal (for the live progress line). */
   stderrIsTerminal(): boolean;
   writeStderr(text: string): void;
@@ -92,6 +98,9 @@ export interface Runtime {
   /** Inside a worker started by {@link startWorker}: its channel to the thread that started it. */
   workerChannel(): WorkerChannel;
 }
+
+/** Sees an error nothing caught; returns true when it dealt with it (see {@link Runtime.onUncaughtError}). */
+export type UncaughtErrorHandler = (error: unknown, kind: "rejection" | "exception") => boolean;
 
 /** A worker as the thread that started it sees it. */
 export interface WorkerHandle {

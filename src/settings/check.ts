@@ -56,8 +56,11 @@ export function checkSettings(values: SettingValues): void {
         });
       }
     }
-    parseRedisUrl(values.queue, { windows: platform() === "win32" });
-    if (values.queueKey !== null) checkQueueKey(values.queueKey);
+    // The queue's own checks throw TypeError, as a library function should; here the value is a setting.
+    const queue = values.queue;
+    asSettingsError("queue", () => parseRedisUrl(queue, { windows: platform() === "win32" }));
+    const key = values.queueKey;
+    if (key !== null) asSettingsError("queue_key", () => checkQueueKey(key));
   }
   for (const row of SETTINGS) {
     if (row.unavailable && values[row.key as keyof SettingValues] !== row.default) {
@@ -72,6 +75,15 @@ export function checkSettings(values: SettingValues): void {
   }
   if (values.proxyRotation !== null && values.proxies.length === 0) {
     throw new SettingsError("proxy_rotation needs proxies", { setting: "proxy_rotation" });
+  }
+}
+
+function asSettingsError(setting: string, check: () => unknown): void {
+  try {
+    check();
+  } catch (error) {
+    if (error instanceof TypeError) throw new SettingsError(error.message, { setting, cause: error });
+    throw error;
   }
 }
 

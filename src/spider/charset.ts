@@ -1,23 +1,26 @@
 /**
- * Which character encoding a response body is in, found the way browsers and Scrapy do: a byte order mark, then
- * the Content-Type header's charset, then a `<meta charset>` (or http-equiv) or XML declaration near the start,
- * else UTF-8.
+ * Which character encoding a response body is in, found as the WHATWG HTML standard's encoding sniffing algorithm
+ * says browsers find it: a byte order mark; the Content-Type header's charset; the `<meta>` prescan of the first
+ * 1,024 bytes (or an XML declaration at the very start, for sitemaps and feeds); then a `<meta>` anywhere later, as
+ * the parser's "change the encoding" step finds it; else UTF-8 when the bytes are valid UTF-8 and windows-1252 when
+ * they are not, the fallback browsers use for undeclared legacy pages. Labels are the WHATWG ones (the platform's
+ * TextDecoder knows them), so `latin1` and `iso-8859-1` mean windows-1252 here as in every browser.
  */
 
-/** How many leading bytes are searched for a `<meta>` charset (the HTML spec's prescan looks at 1024). */
+/** How many leading bytes the prescan looks at, as the standard says. */
 const PRESCAN_BYTES = 1024;
 
 const CONTENT_TYPE_CHARSET = /charset\s*=\s*["']?\s*([^\s;"',]+)/i;
-const META_CHARSET = /<meta\b[^>]*?charset\s*=\s*["']?\s*([\w:.\-]+)/i;
 const XML_ENCODING = /^\s*<\?xml\b[^>]*?encoding\s*=\s*["']([\w:.\-]+)["']/;
 
-/** The canonical name of an encoding label the platform's TextDecoder knows, or undefined. */
-function supported(label: string | undefined): string | undefined {
+/** The standard's "get an encoding": the canonical name of a label, or undefined for none the platform decodes. */
+function getEncoding(label: string | undefined): string | undefined {
   if (!label) return undefined;
   try {
     return new TextDecoder(label.trim()).encoding;
   } catch {
-    return undefined;
+    // x-user-defined (unknown to Node's decoder) is what the prescan turns into windows-1252 anyway.
+    return label.trim().toLowerCase() === "x-user-defined" ? "x-user-defined" : undefined;
   }
 }
 
@@ -28,23 +31,176 @@ function byteOrderMark(body: Uint8Array): string | undefined {
   return undefined;
 }
 
-/** The charset a `<meta>` tag or an XML declaration in the first bytes names. */
-function declaredInBody(body: Uint8Array): string | undefined {
-  const head = body.subarray(0, PRESCAN_BYTES);
-  // Latin-1 keeps every byte as one character, which is all an ASCII-compatible prescan needs.
-  let start = "";
-  for (let i = 0; i < head.length; i++) start += String.fromCharCode(head[i]);
-  const found = supported(XML_ENCODING.exec(start)?.[1] ?? META_CHARSET.exec(start)?.[1]);
-  // A document that got this far is ASCII-compatible, so a meta claiming UTF-16 is wrong (the HTML spec's rule).
-  return found?.startsWith("utf-16") ? "utf-8" : found;
+const isSpace = (byte: number) => byte === 0x09 || byte === 0x0a || byte === 0x0c || byte === 0x0d || byte === 0x20;
+const isLetter = (byte: number) => (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a);
+const lower = (byte: number) => (byte >= 0x41 && byte <= 0x5a ? byte + 0x20 : byte);
+
+/** Thrown when the prescan runs off the end of its bytes: the standard's "abort the prescan". */
+const END = Symbol("end");
+
+/** The standard's byte-stream prescan over `bytes`, or undefined when it finds no usable `<meta>`. */
+function prescan(bytes: Uint8Array): string | undefined {
+  let position = 0;
+  const at = (i: number): number => {
+    if (i >= bytes.length) throw END;
+    return bytes[i];
+  };
+  const startsWith = (i: number, text: string): boolean => {
+    for (let k = 0; k < text.length; k++) {
+      if (i + k >= bytes.length || lower(bytes[i + k]) !== text.charCodeAt(k)) return false;
+    }
+    return true;
+  };
+  /** The standard's "get an attribute": [name, value] from `position` on, or undefined at the tag's end. */
+  const getAttribute = (): [string, string] | undefined => {
+    while (isSpace(at(position)) || at(position) === 0x2f) position++;
+    if (at(position) === 0x3e) return undefined;
+    let name = "";
+    let value = "";
+    for (;;) {
+      const byte = at(position);
+      if (byte === 0x3d && name !== "") {
+        position++;
+        break;
+      }
+      if (isSpace(byte)) {
+        while (isSpace(at(position))) position++;
+        if (at(position) !== 0x3d) return [name, ""];
+        position++;
+        break;
+      }
+      if (byte === 0x2f || byte === 0x3e) return [name, ""];
+      name += String.fromCharCode(lower(byte));
+      position++;
+    }
+    while (isSpace(at(position))) position++;
+    const first = at(position);
+    if (first === 0x22 || first === 0x27) {
+      position++;
+      for (;;) {
+        const byte = at(position++);
+        if (byte === first) return [name, value];
+        value += String.fromCharCode(lower(byte));
+      }
+    }
+    if (first === 0x3e) return [name, ""];
+    for (;;) {
+      const byte = at(position);
+      if (isSpace(byte) || byte === 0x3e) return [name, value];
+      value += String.fromCharCode(lower(byte));
+      position++;
+    }
+  };
+  /** The attributes of a `<meta>`, as the standard weighs them; the encoding it declares, or undefined. */
+  const meta = (): string | undefined => {
+    const seen = new Set<string>();
+    let gotPragma = false;
+    let needPragma: boolean | undefined;
+    let charset: string | undefined;
+    for (let attribute = getAttribute(); attribute; attribute = getAttribute()) {
+      const [name, value] = attribute;
+      if (seen.has(name)) continue;
+      seen.add(name);
+      if (name === "http-equiv" && value === "content-type") gotPragma = true;
+      else if (name === "content" && charset === undefined) {
+        const found = getEncoding(charsetFromMetaContent(value));
+        if (found !== undefined) {
+          charset = found;
+          needPragma = true;
+        }
+      } else if (name === "charset") {
+        charset = getEncoding(value);
+        needPragma = false;
+      }
+    }
+    if (needPragma === undefined || (needPragma && !gotPragma) || charset === undefined) return undefined;
+    if (charset === "utf-16be" || charset === "utf-16le") return "utf-8";
+    if (charset === "x-user-defined") return "windows-1252";
+    return charset;
+  };
+  try {
+    while (position < bytes.length) {
+      if (startsWith(position, "<!--")) {
+        // To the end of the first "-->" after "<!" (so "<!-->" is a whole comment, as the standard has it).
+        position += 2;
+        while (!startsWith(position, "-->")) at(position++);
+        position += 2; // on the ">"; the step below moves past it
+      } else if (startsWith(position, "<meta") && (isSpace(at(position + 5)) || at(position + 5) === 0x2f)) {
+        position += 6;
+        const found = meta();
+        if (found !== undefined) return found;
+      } else if (
+        at(position) === 0x3c &&
+        (isLetter(at(position + 1)) || (at(position + 1) === 0x2f && isLetter(at(position + 2))))
+      ) {
+        while (!isSpace(at(position)) && at(position) !== 0x3e) position++;
+        while (getAttribute() !== undefined);
+      } else if (startsWith(position, "<!") || startsWith(position, "</") || startsWith(position, "<?")) {
+        while (at(position) !== 0x3e) position++;
+      }
+      position++;
+    }
+  } catch (error) {
+    if (error !== END) throw error;
+  }
+  return undefined;
 }
 
-/** The encoding to decode `body` with, as a TextDecoder name (for example "utf-8", "windows-1252"). */
+/** The standard's "extract a character encoding from a meta element": the label in `content`, or undefined. */
+export function charsetFromMetaContent(content: string): string | undefined {
+  let from = 0;
+  for (;;) {
+    const index = content.toLowerCase().indexOf("charset", from);
+    if (index < 0) return undefined;
+    let i = index + "charset".length;
+    while (/[\t\n\f\r ]/.test(content[i] ?? "")) i++;
+    if (content[i] !== "=") {
+      from = i;
+      continue;
+    }
+    i++;
+    while (/[\t\n\f\r ]/.test(content[i] ?? "")) i++;
+    const quote = content[i];
+    if (quote === '"' || quote === "'") {
+      const end = content.indexOf(quote, i + 1);
+      return end < 0 ? undefined : content.slice(i + 1, end);
+    }
+    const rest = content.slice(i).match(/^[^\t\n\f\r ;]+/);
+    return rest ? rest[0] : undefined;
+  }
+}
+
+/** The charset an XML declaration at the very start names (`<?xml version="1.0" encoding="ISO-8859-1"?>`). */
+function xmlDeclaration(body: Uint8Array): string | undefined {
+  if (body.length < 5) return undefined;
+  let start = "";
+  for (let i = 0; i < Math.min(body.length, 200); i++) start += String.fromCharCode(body[i]);
+  const found = getEncoding(XML_ENCODING.exec(start)?.[1]);
+  return found === "utf-16be" || found === "utf-16le" ? "utf-8" : found;
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+function isUtf8(body: Uint8Array): boolean {
+  try {
+    strictUtf8.decode(body);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The encoding to decode `body` with, as a TextDecoder name (for example "utf-8", "windows-1252", "shift_jis"). */
 export function detectEncoding(body: Uint8Array, contentType: string | null): string {
-  return byteOrderMark(body) ??
-    supported(contentType ? CONTENT_TYPE_CHARSET.exec(contentType)?.[1] : undefined) ??
-    declaredInBody(body) ??
-    "utf-8";
+  const declared = byteOrderMark(body) ??
+    getEncoding(contentType ? CONTENT_TYPE_CHARSET.exec(contentType)?.[1] : undefined) ??
+    xmlDeclaration(body) ??
+    prescan(body.subarray(0, PRESCAN_BYTES)) ??
+    // A <meta> past the first 1,024 bytes: the parser finds it and browsers decode the page again with it.
+    (body.length > PRESCAN_BYTES ? prescan(body) : undefined);
+  if (declared !== undefined && declared !== "x-user-defined") return declared;
+  if (declared === "x-user-defined") return "windows-1252";
+  return isUtf8(body) ? "utf-8" : "windows-1252";
 }
 
 /** The body as text in the given encoding; bytes that do not decode become U+FFFD. */

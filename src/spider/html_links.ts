@@ -3,6 +3,7 @@
  * first `<base href>`. Two ways, same answer: a scan of the text that builds no DOM (the hot path of a crawl that
  * only follows links), and a walk of a DOM that already exists.
  */
+import { encodeQuery } from "./query_encoding.ts";
 import { Tokenizer } from "htmlparser2";
 import { type AnyNode, type Element, isTag } from "domhandler";
 
@@ -35,11 +36,16 @@ function tagKind(name: string): number {
 export function scanLinks(html: string): LinkScan {
   const scan: LinkScan = { base: undefined, hrefs: [] };
   let tag = OTHER;
+  // Inside <template>: its content is no part of the document (browsers keep it aside, css() does not see it).
+  let templates = 0;
+  let openingTemplate = false;
   let inHref = false;
   let value = "";
   let href: string | undefined;
   const endTag = () => {
-    if (href !== undefined) {
+    if (openingTemplate) templates++;
+    openingTemplate = false;
+    if (href !== undefined && templates === 0) {
       if (tag === LINK) scan.hrefs.push(href);
       else if (tag === BASE && scan.base === undefined) scan.base = href;
     }
@@ -52,6 +58,7 @@ export function scanLinks(html: string): LinkScan {
       // Only names of length 1 and 4 can be a, area or base: skip slicing the rest.
       const length = end - start;
       tag = length === 1 || length === 4 ? tagKind(html.slice(start, end).toLowerCase()) : OTHER;
+      openingTemplate = length === 8 && html.slice(start, end).toLowerCase() === "template";
       href = undefined;
     },
     onattribname(start, end) {
@@ -70,9 +77,14 @@ export function scanLinks(html: string): LinkScan {
       inHref = false;
     },
     onopentagend: endTag,
-    onselfclosingtag: endTag,
+    onselfclosingtag() {
+      openingTemplate = false; // <template/> holds nothing
+      endTag();
+    },
     oncdata: ignore,
-    onclosetag: ignore,
+    onclosetag(start, end) {
+      if (templates > 0 && end - start === 8 && html.slice(start, end).toLowerCase() === "template") templates--;
+    },
     oncomment: ignore,
     ondeclaration: ignore,
     onend: ignore,
@@ -93,6 +105,8 @@ export function walkLinks(nodes: readonly AnyNode[]): LinkScan {
   while (stack.length > 0) {
     const node = stack.pop()!;
     if (isTag(node)) visit(node, scan);
+    // A <template>'s content is no part of the document, as for the scan above.
+    if (isTag(node) && node.name === "template") continue;
     if ("children" in node) { for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]); }
   }
   return scan;
@@ -108,9 +122,12 @@ function visit(element: Element, scan: LinkScan): void {
 /** Whether a URL string starts with a scheme (so it needs no base to resolve). */
 const HAS_SCHEME = /^[a-z][a-z0-9+.\-]*:/i;
 
-/** `href` resolved against `base`; undefined when it is not a valid URL. */
-export function resolveHref(href: string, base: string): URL | undefined {
-  return URL.parse(href, base) ?? undefined;
+/**
+ * `href` resolved against `base`; undefined when it is not a valid URL. `encoding` is the page's: a query is written
+ * in it, as browsers send it (see query_encoding.ts); UTF-8 when not given.
+ */
+export function resolveHref(href: string, base: string, encoding = "utf-8"): URL | undefined {
+  return URL.parse(encodeQuery(href, encoding), base) ?? undefined;
 }
 
 /** Whether a href can be resolved without knowing the page's base URL. */
@@ -124,7 +141,7 @@ export function isHttpUrl(url: URL): boolean {
 }
 
 /** Absolute http(s) URLs of `hrefs` against `base`: fragments dropped, duplicates and other schemes left out. */
-export function resolveLinks(hrefs: readonly string[], base: string): string[] {
+export function resolveLinks(hrefs: readonly string[], base: string, encoding = "utf-8"): string[] {
   const seen = new Set<string>();
   const tried = new Set<string>();
   const links: string[] = [];
@@ -132,7 +149,7 @@ export function resolveLinks(hrefs: readonly string[], base: string): string[] {
     // Pages repeat links (image and title to the same item); parsing a URL is the costly part, so do it once.
     if (tried.has(href)) continue;
     tried.add(href);
-    const url = resolveHref(href, base);
+    const url = resolveHref(href, base, encoding);
     if (url === undefined || !isHttpUrl(url)) continue;
     url.hash = "";
     const absolute = url.href;

@@ -126,5 +126,5 @@ export class LinkExtractor {
 
 /** The links inside (or being) the elements matching `css`, resolved against the page's base. */
 export function regionLinks(page: Page, css: string): string[] {
-  return resolveLinks(walkLinks(page.css(css).elements).hrefs, page.baseUrl);
+  return resolveLinks(walkLinks(page.css(css).elements).hrefs, page.baseUrl, page.encoding);
 }

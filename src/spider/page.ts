@@ -144,7 +144,7 @@ export class Page {
         base = findOne((el) => el.name === "base" && el.attribs.href !== undefined, this.#document.children)
           ?.attribs.href;
       } else if (BASE_TAG.test(this.text)) base = this.#linkScan().base;
-      this.#baseUrl = (base !== undefined ? resolveHref(base, this.url)?.href : undefined) ?? this.url;
+      this.#baseUrl = (base !== undefined ? resolveHref(base, this.url, this.encoding)?.href : undefined) ?? this.url;
     }
     return this.#baseUrl;
   }
@@ -159,13 +159,13 @@ export class Page {
    * without duplicates, in document order. Builds no DOM.
    */
   links(): string[] {
-    this.#links ??= resolveLinks(this.#linkScan().hrefs, this.baseUrl);
+    this.#links ??= resolveLinks(this.#linkScan().hrefs, this.baseUrl, this.encoding);
     return [...this.#links];
   }
 
   /** `href` made absolute against the page, without looking for a base URL when it is absolute already. */
   #absolute(href: string): URL | undefined {
-    return resolveHref(href, needsBase(href) ? this.baseUrl : this.url);
+    return resolveHref(href, needsBase(href) ? this.baseUrl : this.url, this.encoding);
   }
 
   #targetUrl(target: FollowTarget): string | undefined {

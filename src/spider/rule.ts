@@ -70,11 +70,22 @@ function applyProcessLinks(spider: Spider, rule: Rule, links: string[], page: Pa
 }
 
 /**
+ * Whether a page is HTML, whose links rules follow: its Content-Type says HTML or XHTML, or it says nothing. A text
+ * file, a JSON document or an image has no links, only text that looks like markup (a `.txt` of HTML source, an API's
+ * escaped snippets), as Scrapy's CrawlSpider follows links of HTML responses alone.
+ */
+function isHtml(page: Page): boolean {
+  const type = page.headers.get("content-type")?.split(";")[0].trim().toLowerCase();
+  return type === undefined || type === "" || type === "text/html" || type === "application/xhtml+xml";
+}
+
+/**
  * The requests the spider's rules make from a page, as CrawlSpider does: the page's links are extracted once
  * (once per distinct `restrictCss`), each goes to the first rule that takes it, and each request carries that
  * rule's index (its callback applies when the page comes back). No URL is requested twice from one page.
  */
 export function ruleRequests(spider: Spider, page: Page): Request[] {
+  if (!isHtml(page)) return [];
   const candidates = new Map<string, string[]>();
   const seen = new Set<string>();
   const requested = new Set<string>();

@@ -4,6 +4,7 @@
  */
 import { compile, selectAll } from "css-select";
 import { type AnyNode, type Document, type Element, isTag, isText } from "domhandler";
+import * as DomUtils from "domutils";
 import { textContent } from "domutils";
 import render from "dom-serializer";
 
@@ -104,12 +105,23 @@ const COMPILED_MAX = 512;
  * ten selectors on each of thousands of pages made compiling them a good part of a crawl's garbage. The compiled
  * queries are pure functions of the selector, so sharing them between crawls shares no state of a crawl.
  */
-const compiledSelectors = new Map<string, ReturnType<typeof compile>>();
+type CompiledQuery = ReturnType<typeof compile<AnyNode, Element>>;
+const compiledSelectors = new Map<string, CompiledQuery>();
 
-function compiledSelector(css: string): ReturnType<typeof compile> {
+/**
+ * css-select lower-cases a selector's tag names (HTML is case-insensitive) but compares them with the DOM's names
+ * as they are, and the parser keeps SVG's camelCase (`clipPath`, `linearGradient`), so `css("clipPath")` found
+ * nothing while `links()` saw the links inside. Names are compared in lower case on both sides: `clipPath` and
+ * `clippath` both match.
+ */
+const SELECT_OPTIONS = {
+  adapter: { ...DomUtils, isTag, getName: (element: Element) => element.name.toLowerCase() },
+};
+
+function compiledSelector(css: string): CompiledQuery {
   let query = compiledSelectors.get(css);
   if (query === undefined) {
-    query = compile(css);
+    query = compile<AnyNode, Element>(css, SELECT_OPTIONS);
     // Oldest first out: a spider that builds selectors from data cannot grow the map without end.
     if (compiledSelectors.size >= COMPILED_MAX) compiledSelectors.delete(compiledSelectors.keys().next().value!);
     compiledSelectors.set(css, query);
@@ -167,8 +179,8 @@ export class Selection implements Iterable<Selection> {
     // takes into account when it compiles: those are compiled for each search, as css-select does by itself.
     const query = RELATIVE.test(css) ? css : compiledSelector(css);
     const found = this.#nodes.length === 1 && !isTag(this.#nodes[0])
-      ? selectAll(query, this.#nodes[0])
-      : selectAll(query, this.#nodes as Element[]);
+      ? selectAll(query, this.#nodes[0], SELECT_OPTIONS)
+      : selectAll(query, this.#nodes as Element[], SELECT_OPTIONS);
     return new Selection(found, mode);
   }
 

@@ -70,13 +70,16 @@ Deno.test("a crawl with a checkpoint stopped by SIGINT carries on when run again
   }
 });
 
-Deno.test("a checkpoint directory that cannot be made exits 1 with one line, and an empty one is refused", async () => {
+Deno.test("a checkpoint directory that cannot be made exits 2 with one line, and an empty one is refused", async () => {
   await withTempDir(async (dir) => {
     const file = join(dir, "a-file");
     await Deno.writeTextFile(file, "x");
     const result = await runCli(["crawl", SPIDER, "-s", `checkpoint=${join(file, "state")}`]);
-    assert.equal(result.code, 1);
-    assert.equal(result.stderr.trim().split("\n").length, 1, result.stderr);
+    assert.equal(result.code, 2);
+    assert.equal(
+      result.stderr,
+      `netweir: cannot write checkpoint ${join(file, "state")}: a parent of it is not a directory\n`,
+    );
     const empty = await runCli(["crawl", SPIDER, "-s", "checkpoint="]);
     assert.equal(empty.code, 2);
     assert.equal(empty.stderr, "netweir: setting checkpoint must not be empty\n");
@@ -127,6 +130,35 @@ Deno.test("a crawl with a checkpoint killed with SIGKILL carries on when run aga
       assert.equal(new Set(urls).size, books, "every book, across both runs");
       // A page killed between writing its items and being marked finished is fetched again: at most that one.
       assert.ok(urls.length - books <= 1, `${urls.length - books} books written twice`);
+    });
+  } finally {
+    await site.close();
+  }
+});
+
+Deno.test("a run on a checkpoint says whether it resumes a crawl or finds it finished", async () => {
+  const site = await startFixtureSite({ books: 30 });
+  try {
+    await withTempDir(async (dir) => {
+      const state = join(dir, "state");
+      const args = ["crawl", SPIDER, "-a", `site=${site.url}shop/`, "-s", `checkpoint=${state}`];
+      const first = await runCli([...args, "-s", "max_items=5", "-s", "concurrency=1"]);
+      assert.equal(first.code, 0, first.stderr);
+      assert.doesNotMatch(first.stderr, /checkpoint .*: (resuming|the crawl there finished)/);
+      const second = await runCli(args);
+      assert.equal(second.code, 0, second.stderr);
+      assert.match(
+        second.stderr,
+        new RegExp(`INFO checkpoint ${state}: resuming the crawl, \\d+ requests waiting, \\d+ seen`),
+      );
+      const third = await runCli(args);
+      assert.equal(third.code, 0, third.stderr);
+      assert.match(
+        third.stderr,
+        new RegExp(
+          `INFO checkpoint ${state}: the crawl there finished \\(\\d+ requests seen\\); pages already fetched`,
+        ),
+      );
     });
   } finally {
     await site.close();

@@ -13,8 +13,11 @@ function reported(error: unknown, debug: boolean): string {
 Deno.test("bad arguments and bad values exit 2", () => {
   assert.equal(exitCodeFor(new UsageError("no such file: x.ts")), 2);
   assert.equal(exitCodeFor(new SettingsError("unknown setting max_itmes")), 2);
-  assert.equal(exitCodeFor(new TypeError("perDomain must be an integer")), 2);
-  assert.equal(exitCodeFor(new RangeError("concurrency must be at least 1")), 2);
+});
+
+Deno.test("a TypeError or RangeError that no check of the user's input raised is a failure (1), not a bad argument", () => {
+  assert.equal(exitCodeFor(new TypeError("Cannot read properties of undefined (reading 'url')")), 1);
+  assert.equal(exitCodeFor(new RangeError("Maximum call stack size exceeded")), 1);
 });
 
 Deno.test("failures at run time exit 1", () => {

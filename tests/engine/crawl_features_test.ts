@@ -300,7 +300,7 @@ Deno.test("deltafetch: a later run fetches only the item pages it has not scrape
   const site = await startFixtureSite({ books: 30 });
   const dir = await Deno.makeTempDir({ prefix: "netweir-deltafetch-" });
   try {
-    const record = `${dir}/state/delta.db`;
+    const record = `${dir}/delta.db`;
     const bookHits = () => site.requests.filter((request) => /\/catalogue\/[^/]+_\d+\//.test(request.path)).length;
     // First run: stopped after a few books, as a crawl that found only some of them.
     const first = await crawl(new ShopSpider(site.url + "shop/"), { deltafetch: record, maxItems: 5, concurrency: 1 });

@@ -101,3 +101,23 @@ export const latin1: Route = () => {
   const bytes = Uint8Array.from(source, (char) => char.charCodeAt(0));
   return new Response(bytes, { headers: { "content-type": "text/html; charset=ISO-8859-1" } });
 };
+
+/**
+ * `/markup`: links where parsers disagree: inside `<template>` (no part of the document, in a browser), inside an SVG
+ * `<clipPath>` (an element whose name keeps its capital P), and a plain one.
+ */
+export const markup: Route = () =>
+  html(page(
+    "Markup",
+    `<a href="/links/plain.html">plain</a>
+<template><a href="/links/in-template.html">in a template</a></template>
+<svg width="10" height="10"><clipPath id="clip"><a href="/links/in-clip.html">in a clipPath</a></clipPath></svg>`,
+  ));
+
+/** `/plain-links`: text that looks like a page with a link, served as text/plain (`?type=html`: as text/html). */
+export const plainLinks: Route = ({ url }) => {
+  const type = url.searchParams.get("type") === "html" ? HTML : "text/plain; charset=utf-8";
+  return new Response('<a href="/links/from-text.html">a link in a text file</a>\n', {
+    headers: { "content-type": type },
+  });
+};

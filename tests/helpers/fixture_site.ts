@@ -16,6 +16,7 @@
 import { runtime } from "../../src/runtime/mod.ts";
 import * as http from "./fixture_routes.ts";
 import * as pages from "./fixture_pages.ts";
+import { encodedPage } from "./fixture_encodings.ts";
 import type { Route, RouteContext } from "./fixture_routes.ts";
 
 export interface FixtureSiteOptions {
@@ -23,6 +24,8 @@ export interface FixtureSiteOptions {
   books?: number;
   /** The loopback address to listen on (default 127.0.0.1; 127.0.0.2 makes a second host on the same machine). */
   hostname?: string;
+  /** The port to listen on (default: a free one). */
+  port?: number;
   /** The text of /robots.txt (default: everything allowed); null answers 404. */
   robots?: string | null;
   /** The login /auth/basic accepts (default user / pass). */
@@ -87,6 +90,9 @@ const ROUTES: Array<[RegExp, Route]> = [
   [/^\/trap(?:\/.*)?$/, pages.trap],
   [/^\/calendar$/, pages.calendar],
   [/^\/latin1$/, pages.latin1],
+  [/^\/encoded\/.+$/, encodedPage],
+  [/^\/markup$/, pages.markup],
+  [/^\/plain-links$/, pages.plainLinks],
 ];
 
 /** A wait that ends early, without leaving a timer, when the site closes. */
@@ -148,7 +154,7 @@ export async function startFixtureSite(options: FixtureSiteOptions = {}): Promis
     return http.text(`no route for ${url.pathname}\n`, 404);
   };
 
-  const listener = await runtime.listen(handle, { hostname: options.hostname ?? "127.0.0.1", port: 0 });
+  const listener = await runtime.listen(handle, { hostname: options.hostname ?? "127.0.0.1", port: options.port ?? 0 });
   const origin = `http://${options.hostname ?? "127.0.0.1"}:${listener.port}`;
   let closed: Promise<void> | undefined;
   return {

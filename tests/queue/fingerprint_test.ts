@@ -41,6 +41,20 @@ Deno.test("the same query written with different encodings is the same request",
   assert.equal(get("https://example.com/s?q=%7E"), get("https://example.com/s?q=~"));
 });
 
+Deno.test("unreserved characters percent-encoded or not are one URL, in the path and in the query", () => {
+  assert.equal(get("https://example.com/%7Euser/a%2Db"), get("https://example.com/~user/a-b"));
+  assert.equal(get("https://example.com/%7euser"), get("https://example.com/~user"));
+  assert.equal(get("https://example.com/s?q=%41%62c"), get("https://example.com/s?q=Abc"));
+  // Escapes of other characters are not undone: %2F is not a path separator.
+  assert.notEqual(get("https://example.com/a%2Fb"), get("https://example.com/a/b"));
+  assert.equal(get("https://example.com/a%2fb"), get("https://example.com/a%2Fb"));
+});
+
+Deno.test("queries in a legacy encoding keep their bytes: two Shift_JIS words are two requests", () => {
+  assert.notEqual(get("https://example.com/s?q=%93%FA%96%7B"), get("https://example.com/s?q=%94%FA%96%7B"));
+  assert.equal(get("https://example.com/s?q=%93%fa%96%7b"), get("https://example.com/s?q=%93%FA%96%7B"));
+});
+
 Deno.test("an empty query is no query", () => {
   assert.equal(get("https://example.com/s?"), get("https://example.com/s"));
   assert.equal(get("https://example.com/s?&"), get("https://example.com/s"));

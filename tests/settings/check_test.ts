@@ -136,7 +136,7 @@ Deno.test("workers is a count of callback workers: 0 and above pass, below 0 is 
 
 Deno.test("a redis queue URL is accepted and a bad one refused as a bad value", () => {
   assert.equal(overrides({ queue: "redis://127.0.0.1:6379/0" }).queue, "redis://127.0.0.1:6379/0");
-  assert.throws(() => overrides({ queue: "http://127.0.0.1:6379/0" }), TypeError);
+  assert.throws(() => overrides({ queue: "http://127.0.0.1:6379/0" }), SettingsError);
   assert.equal(overrides({ queue: "rediss://127.0.0.1:6380/0" }).queue, "rediss://127.0.0.1:6380/0");
   assert.throws(() => overrides({ queue: "rediss://127.0.0.1:6380/0?cert=c.pem" }), /needs both cert= and key=/);
   assert.throws(() => overrides({ queue: "redis://127.0.0.1:6379/0", queueKey: "" }), /queue key is empty/);

@@ -57,11 +57,20 @@ Deno.test("text falls back to a http-equiv Content-Type meta", () => {
   assert.equal(page(latin1(html)).css("p").text(), "\u201cquoted\u201d");
 });
 
-Deno.test("a meta charset past the first 1024 bytes is not looked at", () => {
+Deno.test("a meta charset past the first 1024 bytes is found, as the parser finds it, and one in a comment is not", () => {
   const html = `<!-- ${"x".repeat(1100)} --><meta charset="iso-8859-1"><p>caf\xe9</p>`;
   const p = page(latin1(html));
-  assert.equal(p.encoding, "utf-8");
-  assert.equal(p.css("p").text(), "caf\ufffd");
+  assert.equal(p.encoding, "windows-1252");
+  assert.equal(p.css("p").text(), "café");
+  const commented = page(latin1(`<!-- <meta charset="koi8-r"> --><meta charset="iso-8859-2"><p>\xe9</p>`));
+  assert.equal(commented.encoding, "iso-8859-2");
+});
+
+Deno.test("undeclared bytes fall back to UTF-8 when they are UTF-8, else windows-1252", () => {
+  assert.equal(page(new TextEncoder().encode("<p>café</p>")).encoding, "utf-8");
+  const p = page(latin1("<p>\x93caf\xe9\x94</p>"));
+  assert.equal(p.encoding, "windows-1252");
+  assert.equal(p.css("p").text(), "\u201ccafé\u201d");
 });
 
 Deno.test("the Content-Type charset wins over a meta, and a byte order mark wins over both", () => {

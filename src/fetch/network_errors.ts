@@ -1,0 +1,82 @@
+/**
+ * What went wrong when a request got no HTTP answer, in words: Deno's and Node's fetch both throw a TypeError "fetch
+ * failed" and keep the reason in the error's cause (Deno as text, Node as an error code), so a log line that says
+ * only "fetch failed" leaves the user guessing between a typo in the host, a server that is down and a broken
+ * certificate. The whole cause chain is read, and the failure named.
+ */
+
+/** A kind of network failure, with the words a log line uses for it. */
+export type NetworkFailure = "refused" | "dns" | "tls" | "reset" | "closed" | "timeout" | "unreachable" | "other";
+
+/** Patterns over the cause chain's codes and messages, first match wins (TLS before reset: Node reports a TLS
+ * handshake cut short as ECONNRESET). */
+const KINDS: Array<[NetworkFailure, RegExp]> = [
+  ["refused", /ECONNREFUSED|connection refused/i],
+  [
+    "dns",
+    /ENOTFOUND|EAI_AGAIN|EAI_NONAME|EAI_FAIL|dns error|failed to lookup address|name or service not known|no address associated|nodename nor servname/i,
+  ],
+  [
+    "tls",
+    /\btls\b|\bssl\b|certificate|CERT_|ERR_TLS|handshake|self[- ]signed|corrupt message|InvalidContentType|UnknownIssuer|wrong version number|EPROTO/i,
+  ],
+  ["reset", /ECONNRESET|connection reset/i],
+  [
+    "closed",
+    /UND_ERR_SOCKET|other side closed|connection closed before message completed|socket hang up|UND_ERR_CLOSED|unexpected end of file|incomplete message/i,
+  ],
+  ["timeout", /ETIMEDOUT|UND_ERR_CONNECT_TIMEOUT|timed out/i],
+  ["unreachable", /ENETUNREACH|EHOSTUNREACH|network is unreachable|no route to host/i],
+];
+
+/** Every code and message along an error's cause chain, joined, and the innermost message. */
+function causeChain(error: unknown): { text: string; innermost: string } {
+  const parts: string[] = [];
+  let innermost = "";
+  const seen = new Set<unknown>();
+  for (let current = error; current !== undefined && current !== null && !seen.has(current);) {
+    seen.add(current);
+    const { code, message, cause } = current as { code?: unknown; message?: unknown; cause?: unknown };
+    if (typeof code === "string") parts.push(code);
+    if (typeof message === "string" && message !== "") {
+      parts.push(message);
+      // Deno's messages start with what was being done; what went wrong is at the end.
+      innermost = message.replace(/^error sending request (?:for url|from) .*?: client error \([^)]*\): /, "");
+    } else if (typeof current !== "object") innermost = String(current);
+    current = cause;
+  }
+  return { text: parts.join(" | "), innermost };
+}
+
+/** The kind of a network failure. */
+export function networkFailureKind(error: unknown): NetworkFailure {
+  const { text } = causeChain(error);
+  return KINDS.find(([, pattern]) => pattern.test(text))?.[0] ?? "other";
+}
+
+/** A sentence saying why `url` could not be fetched: "connection refused by 127.0.0.1:6000", ... */
+export function describeNetworkFailure(error: unknown, url: string): string {
+  const parsed = URL.parse(url);
+  const host = parsed?.hostname ?? url;
+  const address = parsed ? `${parsed.hostname}:${parsed.port || (parsed.protocol === "https:" ? "443" : "80")}` : url;
+  const kind = networkFailureKind(error);
+  const { innermost } = causeChain(error);
+  switch (kind) {
+    case "refused":
+      return `connection refused by ${address} (nothing listens there, or a firewall said no)`;
+    case "dns":
+      return `host name ${host} not found (DNS lookup failed)`;
+    case "tls":
+      return `TLS handshake with ${address} failed: ${innermost}`;
+    case "reset":
+      return `connection reset by ${address}`;
+    case "closed":
+      return `${address} closed the connection without an answer`;
+    case "timeout":
+      return `connecting to ${address} timed out`;
+    case "unreachable":
+      return `${address} is unreachable (no route to it)`;
+    default:
+      return innermost || "no answer";
+  }
+}
