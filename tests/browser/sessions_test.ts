@@ -171,3 +171,50 @@ Deno.test("rules can render the pages they follow", async () => {
     await site.close();
   }
 });
+
+Deno.test("images, fonts and media are not loaded by default, and are when browser_block is emptied", async () => {
+  const site = await startJsSite();
+  try {
+    class Pictures extends Spider {
+      width = "";
+      override async *start() {
+        yield new Request({ url: site.url + "images", render: true });
+      }
+      override parse(page: Page) {
+        this.width = page.css("#size").text();
+      }
+    }
+    const blocked = new Pictures();
+    const first = await crawl(blocked);
+    assert.equal(site.hits("/pixel.png"), 0);
+    assert.equal(first.stats["browser.blocked"], 1);
+    assert.equal(blocked.width, "0");
+    const loaded = new Pictures();
+    const second = await crawl(loaded, { browserBlock: [] });
+    assert.equal(site.hits("/pixel.png"), 1);
+    assert.equal(loaded.width, "1");
+    assert.ok((second.stats["browser.bytes"] as number) > 0);
+  } finally {
+    await site.close();
+  }
+});
+
+Deno.test("a rendered page's status and headers are its main document's", async () => {
+  const site = await startJsSite();
+  try {
+    class Gone extends Spider {
+      seen: Array<[number, string | null, string]> = [];
+      override async *start() {
+        yield new Request({ url: site.url + "gone", render: true, meta: { handle_httpstatus_list: [410] } });
+      }
+      override parse(page: Page) {
+        this.seen.push([page.status, page.headers.get("x-shop"), page.css("#why").text()]);
+      }
+    }
+    const spider = new Gone();
+    await crawl(spider);
+    assert.deepEqual(spider.seen, [[410, "js", "gone for good"]]);
+  } finally {
+    await site.close();
+  }
+});

@@ -72,6 +72,12 @@ if (${page} < ${pages}) document.getElementById("pager").innerHTML = '<a id="nex
 </script>`;
 }
 
+/** A 1x1 PNG. */
+const PIXEL = Uint8Array.from(
+  atob("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="),
+  (c) => c.charCodeAt(0),
+);
+
 const SCROLL_TOTAL = 45;
 const SCROLL_BATCH = 15;
 
@@ -206,6 +212,13 @@ document.getElementById("done").textContent = "set";</script>`);
       const target = options.offsite ?? "http://127.0.0.2:9/";
       return html(`<a id="away" href="${target}">away</a><a id="stay" href="/product/1">stay</a>`);
     }
+    if (path === "/images") {
+      return html(`<img id="pic" src="/pixel.png"><p id="size"></p><script>
+addEventListener("load", () => { document.getElementById("size").textContent = document.getElementById("pic").naturalWidth; });
+</script>`);
+    }
+    if (path === "/pixel.png") return new Response(PIXEL, { headers: { "content-type": "image/png" } });
+    if (path === "/gone") return html(`<p id="why">gone for good</p>`, 410, { "x-shop": "js" });
     if (path === "/never") return html(`<p>the button never comes</p>`);
     if (path === "/redirect") return new Response(null, { status: 302, headers: { location: "/product/2" } });
     if (path === "/data") {
