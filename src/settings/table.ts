@@ -2,6 +2,7 @@
  * The one table of settings: TypeScript name, command-line and HTTP name, type, default, check and one-line doc.
  * Parsing `-s KEY=VALUE`, validating `new Settings({...})`, the docs page and `netweir crawl --help` all read it.
  */
+import { VERSION } from "../version.ts";
 import type { SettingDefinition, SettingType } from "./types.ts";
 
 type Omitted = "key";
@@ -30,7 +31,7 @@ export const BROWSER_RESOURCE_TYPES = [
 ];
 
 /** User-agent sent when a spider does not set its own. */
-export const DEFAULT_USER_AGENT = "netweir/0.4.0";
+export const DEFAULT_USER_AGENT = `netweir/${VERSION}`;
 
 const TABLE = {
   // Scheduling and politeness (C7)
