@@ -281,7 +281,9 @@ export class TabPool {
       session.on("Network.loadingFailed", (event) => tab.listener?.onLoadingFailed(event));
       session.on("Network.responseReceived", (event) => tab.listener?.onResponseReceived(event));
       await session.send("Page.enable");
-      await session.send("Network.enable");
+      // Only for its events (bytes counted, a submitted form's answer): no buffer of response bodies, which
+      // Chromium would otherwise keep per session for a getResponseBody that never comes.
+      await session.send("Network.enable", { maxTotalBufferSize: 0, maxResourceBufferSize: 0 });
       const patterns: Protocol.Fetch.RequestPattern[] = [{ resourceType: "Document", requestStage: "Request" }];
       for (const type of this.#options.blockTypes) {
         patterns.push({ resourceType: type as Protocol.Network.ResourceType, requestStage: "Request" });
