@@ -105,8 +105,8 @@ export interface ProjectRegistry {
   /** The project, looked up ignoring case. */
   get(name: string): Project | undefined;
   /**
-   * Reads the project's spider files in separate processes (an edited file is seen at once). Files that fail to
-   * load are reported by name in `errors`.
+   * The project's spiders: what its files declared, files changed since they were last read read again in a child
+   * process (an edited file is seen at once). Files that fail to load are reported by name in `errors`.
    */
   spiders(name: string): Promise<{ spiders: ProjectSpider[]; errors: { file: string; error: string }[] }>;
 }

@@ -38,7 +38,7 @@ Deno.test("a scheduled job runs, its items and log can be fetched while it runs,
       assert.ok((await service.jobs()).running.some((one) => one.id === id), "it is still running");
       const log = await service.text(job.log_url);
       assert.equal(log.status, 200);
-      assert.match(log.body, /INFO waiting for .*gate before finishing/, "the log so far");
+      assert.match(log.body, /\[netweir\] INFO: waiting for .*gate before finishing/, "the log so far");
       const stats = await poll("stats written while it runs", async () => {
         const answer = await service!.get("jobstats.json", { job: id });
         const numbers = answer.stats as Record<string, unknown> | null;
