@@ -60,6 +60,7 @@ export async function openFrontier(
     windows: platform() === "win32",
     uploadDir: settings.browserUploadDir,
     limits: entryLimits(settings),
+    perDomain: settings.perDomain,
     politeness: settings.politenessScope === "crawl"
       ? { perDomain: settings.perDomain, minDelay: settings.minDelay }
       : undefined,

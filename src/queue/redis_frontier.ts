@@ -47,6 +47,11 @@ export interface RedisFrontierOptions {
    * each process keeps them on its own.
    */
   politeness?: { perDomain: number; minDelay: number };
+  /**
+   * Requests to one host this process may have in flight (per_domain). A lease takes from a host this process already
+   * holds that many of only when no other host has requests for it. Absent: no such preference.
+   */
+  perDomain?: number;
 }
 
 /**
@@ -400,9 +405,23 @@ export class RedisFrontier implements Frontier {
       minDelayMs,
       skip.length,
       ...skip,
+      ...this.#fullHosts(skip),
       delays.length / 2,
       ...delays,
     ];
+  }
+
+  /**
+   * The hosts (other than those in `skip`) this process holds at least per_domain requests of, with their count first:
+   * a lease takes from them last.
+   */
+  #fullHosts(skip: readonly string[]): string[] {
+    const perDomain = this.#options.perDomain;
+    const out: string[] = [];
+    if (perDomain !== undefined) {
+      for (const [host, count] of this.#heldHosts) if (count >= perDomain && !skip.includes(host)) out.push(host);
+    }
+    return [String(out.length), ...out];
   }
 
   /**
