@@ -82,6 +82,9 @@ export function startLine(fp: string, priority: number, dontFilter: boolean, hos
   return `${fp} ${priority} ${dontFilter ? 1 : 0} ${host} ${encoded}`;
 }
 
+/** Entries one lease call takes at most when it is crossing junk (see lease). */
+const MAX_BITE = 1000;
+
 /** Pages finished in one FINISH call, at most. */
 const MAX_FINISH_BATCH = 64;
 
@@ -342,8 +345,10 @@ export class RedisFrontier implements Frontier {
     const leases: Lease[] = [];
     this.#leasesInFlight++;
     try {
+      // After a reply that was all junk, bigger bites: a queue with a long run of junk is crossed in a few calls.
+      let bite = 1;
       while (leases.length < max) {
-        const asked = max - leases.length;
+        const asked = Math.min((max - leases.length) * bite, Math.max(max - leases.length, MAX_BITE));
         const skip = this.#hostsToSkip(options.skipHost);
         const delays = this.#delaysToShare(options.crawlDelay);
         let reply: unknown[];
@@ -366,10 +371,18 @@ export class RedisFrontier implements Frontier {
           }
           for (const id of releases) this.#held.delete(id);
         }
+        const before = leases.length;
         const got = await this.#takeReply(reply, leases);
         if (got < asked) break;
+        if (leases.length === before) bite = Math.min(bite * 4, MAX_BITE);
       }
       if (this.#releasing.length > 0) await this.#sendReleases();
+      // A big bite may bring more usable requests than asked for: the rest go back, to the front, where they were.
+      if (leases.length > max) {
+        const extra = leases.splice(max);
+        await this.giveBack(extra);
+        this.#stats.leased -= extra.length;
+      }
     } finally {
       this.#leasesInFlight--;
     }

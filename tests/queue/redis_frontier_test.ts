@@ -709,3 +709,22 @@ Deno.test("a host this process already holds per_domain requests of is taken fro
     await redis.stop();
   }
 });
+
+Deno.test("a lease crossing junk takes bigger bites, and gives back what it took beyond max, in order", async () => {
+  const redis = await startRedis();
+  const key = newKey();
+  const { frontier } = await open(redis.url, key);
+  try {
+    await pushRaw(redis, key, 0, "127.0.0.1", ...Array.from({ length: 200 }, (_, i) => `junk ${i}`));
+    const good = Array.from({ length: 300 }, (_, i) => url(`good-${i}`));
+    await pushRaw(redis, key, 0, "127.0.0.1", ...good.map((each) => JSON.stringify({ v: 1, url: each })));
+    const first = await frontier.lease(16);
+    assert.deepEqual(first.map((lease) => lease.request.url), good.slice(0, 16));
+    assert.deepEqual(await frontier.status(), { waiting: 284, held: 16, processes: 1, seen: 0, queued: 0 });
+    assert.equal(frontier.stats().leased, 216, "the junk and the sixteen");
+    assert.deepEqual((await frontier.lease(1000)).map((lease) => lease.request.url), good.slice(16));
+  } finally {
+    await frontier.close();
+    await redis.stop();
+  }
+});
