@@ -12,7 +12,9 @@
  * (c) crawl-wide pages/s of LinkyBooks with 1, 2 and 4 processes on one queue;
  * (d) junk: entries a second one process drops from a queue of 20,000 that are not requests (target: 20,000/s);
  * (e) one process with the Redis queue against the memory queue, same shop, same settings: pages/s of each and the
- *     ratio (target: at least 80%).
+ *     ratio (target: at least 80%);
+ * (f) one slow site beside a fast one (SlowAndFast of tests/distributed/fixtures), one process: when the fast site got its
+ *     last request, with the memory queue and with the Redis queue (target: Redis within 1.25 times memory).
  *
  *   deno run -A scripts/bench/distributed.ts [REQUESTS=10000,100000,1000000] [BOOKS=3000] [ROUNDS=5]
  *
@@ -32,6 +34,7 @@ import { Spider } from "../../src/spider/spider.ts";
 import { REPO_ROOT, runCli, startCli } from "../../tests/helpers/cli.ts";
 import { type RedisServer, startRedis } from "../../tests/helpers/redis.ts";
 import { serveShop } from "./shop_server.ts";
+import { startFixtureSite } from "../../tests/helpers/fixture_site.ts";
 
 const args = runtime.args();
 const requestCounts = args[0] ? args[0].split(",").map(Number) : [10_000, 100_000, 1_000_000];
@@ -40,6 +43,7 @@ const rounds = Number(args[2] ?? 5);
 const SETTINGS = ["-s", "profile=fast", "-s", "obey_robots_txt=false", "-s", "log_level=warning"];
 const SPIDER = join(REPO_ROOT, "examples", "books.ts");
 const LINKY = join(REPO_ROOT, "scripts", "bench", "linky_spider.ts");
+const SLOW_AND_FAST = join(REPO_ROOT, "tests", "distributed", "fixtures", "spiders.ts");
 
 const number = (value: number) => value.toLocaleString("en-US");
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -309,6 +313,49 @@ async function speed(shop: string): Promise<void> {
   });
 }
 
+/** (f) Seconds until the fast site of SlowAndFast got its last request, with `queue` arguments (none: memory). */
+async function fastSiteDone(queue: (redis: RedisServer) => string[]): Promise<{ seconds: number; pages: number }> {
+  const fast = await startFixtureSite({ books: books });
+  const slow = await startFixtureSite({ hostname: "127.0.0.2" });
+  try {
+    return await withRedis(async (redis) => {
+      const dir = await mkdtemp(join(tmpdir(), "netweir-bench-"));
+      try {
+        const started = Date.now();
+        const ran = await runCli([
+          "crawl",
+          SLOW_AND_FAST,
+          "--spider",
+          "SlowAndFast",
+          "-a",
+          "slowPages=400",
+          "-a",
+          "slowMs=500",
+          "-a",
+          `site=${fast.url}`,
+          "-a",
+          `slow=${slow.url}`,
+          "-o",
+          join(dir, "items.jsonl"),
+          "-s",
+          "obey_robots_txt=false",
+          "-s",
+          "log_level=warning",
+          ...queue(redis),
+        ], { timeoutMs: 600_000 });
+        if (ran.code !== 0) throw new Error(`crawl failed (${ran.code}): ${ran.stderr}`);
+        const fastRequests = fast.requests.filter((request) => request.path.startsWith("/shop/"));
+        return { seconds: (fastRequests.at(-1)!.at - started) / 1000, pages: fastRequests.length };
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+  } finally {
+    await fast.close();
+    await slow.close();
+  }
+}
+
 const redisVersion = await withRedis(async (_redis, connection) =>
   /redis_version:(\S+)/.exec(await connection.client.info("server"))![1]
 );
@@ -335,6 +382,12 @@ try {
   await junk();
   console.log(`(e) one process, Redis queue vs memory queue, ${rounds} rounds each`);
   await speed(shop.url);
+  console.log("(f) a site answering in 0.5 s (400 pages, queued first) beside the fast shop, one process, defaults");
+  const memory = await fastSiteDone(() => []);
+  const shared = await fastSiteDone((redis) => ["--queue", redis.url, "-s", "queue_idle=0"]);
+  console.log(`  memory queue: fast site's ${number(memory.pages)} pages done after ${memory.seconds.toFixed(1)} s`);
+  console.log(`  Redis queue:  fast site's ${number(shared.pages)} pages done after ${shared.seconds.toFixed(1)} s`);
+  console.log(`  Redis / memory: ${(shared.seconds / memory.seconds).toFixed(2)} times`);
 } finally {
   await shop.close();
 }

@@ -59,6 +59,7 @@ export async function openFrontier(
     idleSeconds: settings.queueIdle,
     windows: platform() === "win32",
     limits: entryLimits(settings),
+    perDomain: settings.perDomain,
     politeness: settings.politenessScope === "crawl"
       ? { perDomain: settings.perDomain, minDelay: settings.minDelay }
       : undefined,

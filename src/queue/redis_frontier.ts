@@ -41,6 +41,11 @@ export interface RedisFrontierOptions {
    * each process keeps them on its own.
    */
   politeness?: { perDomain: number; minDelay: number };
+  /**
+   * Requests to one host this process may have in flight (per_domain). A lease takes from a host this process already
+   * holds that many of only when no other host has requests for it. Absent: no such preference.
+   */
+  perDomain?: number;
 }
 
 /**
@@ -70,6 +75,9 @@ export function filterFingerprint(request: Request): string {
 export function startLine(fp: string, priority: number, dontFilter: boolean, host: string, encoded: string): string {
   return `${fp} ${priority} ${dontFilter ? 1 : 0} ${host} ${encoded}`;
 }
+
+/** Entries one lease call takes at most when it is crossing junk (see lease). */
+const MAX_BITE = 1000;
 
 /** Pages finished in one FINISH call, at most. */
 const MAX_FINISH_BATCH = 64;
@@ -329,8 +337,10 @@ export class RedisFrontier implements Frontier {
     const leases: Lease[] = [];
     this.#leasesInFlight++;
     try {
+      // After a reply that was all junk, bigger bites: a queue with a long run of junk is crossed in a few calls.
+      let bite = 1;
       while (leases.length < max) {
-        const asked = max - leases.length;
+        const asked = Math.min((max - leases.length) * bite, Math.max(max - leases.length, MAX_BITE));
         const skip = this.#hostsToSkip(options.skipHost);
         const delays = this.#delaysToShare(options.crawlDelay);
         let reply: unknown[];
@@ -353,10 +363,18 @@ export class RedisFrontier implements Frontier {
           }
           for (const id of releases) this.#held.delete(id);
         }
+        const before = leases.length;
         const got = this.#takeReply(reply, leases);
         if (got < asked) break;
+        if (leases.length === before) bite = Math.min(bite * 4, MAX_BITE);
       }
       if (this.#releasing.length > 0) await this.#sendReleases();
+      // A big bite may bring more usable requests than asked for: the rest go back, to the front, where they were.
+      if (leases.length > max) {
+        const extra = leases.splice(max);
+        await this.giveBack(extra);
+        this.#stats.leased -= extra.length;
+      }
     } finally {
       this.#leasesInFlight--;
     }
@@ -392,9 +410,23 @@ export class RedisFrontier implements Frontier {
       minDelayMs,
       skip.length,
       ...skip,
+      ...this.#fullHosts(skip),
       delays.length / 2,
       ...delays,
     ];
+  }
+
+  /**
+   * The hosts (other than those in `skip`) this process holds at least per_domain requests of, with their count first:
+   * a lease takes from them last.
+   */
+  #fullHosts(skip: readonly string[]): string[] {
+    const perDomain = this.#options.perDomain;
+    const out: string[] = [];
+    if (perDomain !== undefined) {
+      for (const [host, count] of this.#heldHosts) if (count >= perDomain && !skip.includes(host)) out.push(host);
+    }
+    return [String(out.length), ...out];
   }
 
   /**

@@ -163,88 +163,101 @@ local function set_aside(key)
 end
 -- Records a heartbeat for pid, then takes up to max requests and holds them for it: the highest priority first;
 -- within a priority, hosts in turn (a fair share of what is left from each, the host then going to the end of the
--- line), passing over the hosts in skip (which this process has enough of); within a host, oldest first. Entries
+-- line), passing over the hosts in hard (which this process has enough of waiting); within a host, oldest first.
+-- The hosts in soft (of which it already holds a full share) are passed over too, and then, if the lease is not full,
+-- taken from in a second walk: a crawl of one site is not slowed, a crawl of many fills its slots with other sites. Entries
 -- longer than max_bytes are dropped unread. Appends id, encoded, id, encoded, ... to out, and last the number of
 -- keys found not to be lists and the number of entries dropped for their size. With polite ({ per_domain, delay }:
 -- politeness_scope=crawl), a host is also passed over while the whole crawl holds per_domain of its requests or a
 -- delay has not passed since its last start (taking k at once puts that start k - 1 delays from now).
-local function take(pid, max, max_bytes, skip, out, polite)
+local function take(pid, max, max_bytes, hard, soft, out, polite)
+  local skip = {}
+  for host in pairs(hard) do skip[host] = true end
+  for host in pairs(soft) do skip[host] = true end
   local now = now_ms()
   redis.call('ZADD', P .. ':procs', now, pid)
   local bad, big, taken = 0, 0, 0
   local fields, entries = {}, {}
-  local prios = redis.call('ZREVRANGE', P .. ':prios', 0, -1)
-  for _, prio in ipairs(prios) do
-    if taken >= max then break end
-    local ring = P .. ':hosts:' .. prio
-    local ok, hosts = pcall(redis.call, 'LLEN', ring)
-    if tonumber(prio) == nil then
-      -- A priority that is not a number (written by hand): its requests could not be put back if given back.
-      if redis.call('EXISTS', ring) == 1 then
-        set_aside(ring)
-        bad = bad + 1
-      end
-      redis.call('ZREM', P .. ':prios', prio)
-      hosts = 0
-    elseif not ok then
-      set_aside(ring)
-      redis.call('ZREM', P .. ':prios', prio)
-      bad = bad + 1
-      hosts = 0
-    elseif hosts == 0 then
-      redis.call('ZREM', P .. ':prios', prio)
-    end
-    -- Passes over the ring until it is empty, max is reached, or a whole pass took nothing (every host skipped).
-    local visits_left, took_in_pass = hosts, 0
-    while taken < max and hosts > 0 do
-      if visits_left == 0 then
-        if took_in_pass == 0 then break end
-        visits_left, took_in_pass = hosts, 0
-      end
-      visits_left = visits_left - 1
-      local host = redis.call('LMOVE', ring, ring, 'LEFT', 'RIGHT')
-      local share = math.min(math.ceil((max - taken) / hosts), 1000)
-      local delay = 0
-      if polite and not skip[host] then
-        local busy = tonumber(redis.call('HGET', P .. ':busy', host) or '0')
-        delay = math.max(polite.delay, tonumber(redis.call('HGET', P .. ':delay', host) or '0'))
-        -- The delay as it is now, from the last start: a Crawl-delay learned since applies to the very next one.
-        local due = tonumber(redis.call('HGET', P .. ':last', host) or '-1e18') + delay
-        if busy >= polite.per_domain or due > now then share = 0 else share = math.min(share, polite.per_domain - busy) end
-      end
-      if not skip[host] and share > 0 then
-        local list = P .. ':q:' .. prio .. ':' .. host
-        local items = redis.pcall('LPOP', list, share)
-        if type(items) == 'table' and items.err then
-          set_aside(list)
-          items = false
+  -- One walk over the priorities, passing over the hosts in pass.
+  local function walk(pass)
+    local prios = redis.call('ZREVRANGE', P .. ':prios', 0, -1)
+    for _, prio in ipairs(prios) do
+      if taken >= max then break end
+      local ring = P .. ':hosts:' .. prio
+      local ok, hosts = pcall(redis.call, 'LLEN', ring)
+      if tonumber(prio) == nil then
+        -- A priority that is not a number (written by hand): its requests could not be put back if given back.
+        if redis.call('EXISTS', ring) == 1 then
+          set_aside(ring)
           bad = bad + 1
         end
-        if not items or #items < share or redis.call('EXISTS', list) == 0 then
-          -- The list is gone (emptied, or set aside): the host leaves the ring, from the end it was just moved to.
-          redis.call('LREM', ring, -1, host)
-          hosts = hosts - 1
-          if hosts == 0 then redis.call('ZREM', P .. ':prios', prio) end
+        redis.call('ZREM', P .. ':prios', prio)
+        hosts = 0
+      elseif not ok then
+        set_aside(ring)
+        redis.call('ZREM', P .. ':prios', prio)
+        bad = bad + 1
+        hosts = 0
+      elseif hosts == 0 then
+        redis.call('ZREM', P .. ':prios', prio)
+      end
+      -- Passes over the ring until it is empty, max is reached, or a whole pass took nothing (every host skipped).
+      local visits_left, took_in_pass = hosts, 0
+      while taken < max and hosts > 0 do
+        if visits_left == 0 then
+          if took_in_pass == 0 then break end
+          visits_left, took_in_pass = hosts, 0
         end
-        local took = 0
-        for _, item in ipairs(items or {}) do
-          if string.len(item) > max_bytes then
-            big = big + 1
-          else
-            fields[#fields + 1] = prio .. '\\n' .. host .. '\\n' .. item
-            entries[#entries + 1] = item
-            took = took + 1
+        visits_left = visits_left - 1
+        local host = redis.call('LMOVE', ring, ring, 'LEFT', 'RIGHT')
+        local share = math.min(math.ceil((max - taken) / hosts), 1000)
+        local delay = 0
+        if polite and not pass[host] then
+          local busy = tonumber(redis.call('HGET', P .. ':busy', host) or '0')
+          delay = math.max(polite.delay, tonumber(redis.call('HGET', P .. ':delay', host) or '0'))
+          -- The delay as it is now, from the last start: a Crawl-delay learned since applies to the very next one.
+          local due = tonumber(redis.call('HGET', P .. ':last', host) or '-1e18') + delay
+          if busy >= polite.per_domain or due > now then share = 0 else share = math.min(share, polite.per_domain - busy) end
+        end
+        if not pass[host] and share > 0 then
+          local list = P .. ':q:' .. prio .. ':' .. host
+          local items = redis.pcall('LPOP', list, share)
+          if type(items) == 'table' and items.err then
+            set_aside(list)
+            items = false
+            bad = bad + 1
           end
-        end
-        taken = taken + took
-        took_in_pass = took_in_pass + took
-        if polite and took > 0 then
-          redis.call('HINCRBY', P .. ':busy', host, took)
-          -- Several taken at once start a delay apart in the process that took them (its own slots space them).
-          if delay > 0 then redis.call('HSET', P .. ':last', host, now + delay * (took - 1)) end
+          if not items or #items < share or redis.call('EXISTS', list) == 0 then
+            -- The list is gone (emptied, or set aside): the host leaves the ring, from the end it was just moved to.
+            redis.call('LREM', ring, -1, host)
+            hosts = hosts - 1
+            if hosts == 0 then redis.call('ZREM', P .. ':prios', prio) end
+          end
+          local took = 0
+          for _, item in ipairs(items or {}) do
+            if string.len(item) > max_bytes then
+              big = big + 1
+            else
+              fields[#fields + 1] = prio .. '\\n' .. host .. '\\n' .. item
+              entries[#entries + 1] = item
+              took = took + 1
+            end
+          end
+          taken = taken + took
+          took_in_pass = took_in_pass + took
+          if polite and took > 0 then
+            redis.call('HINCRBY', P .. ':busy', host, took)
+            -- Several taken at once start a delay apart in the process that took them (its own slots space them).
+            if delay > 0 then redis.call('HSET', P .. ':last', host, now + delay * (took - 1)) end
+          end
         end
       end
     end
+  end
+  walk(skip)
+  -- Hosts this process already holds a full share of come last: taken from only when nothing else could be.
+  if taken < max and next(soft) ~= nil then
+    walk(hard)
   end
   if taken > 0 then
     -- Ids last - n + 1 .. last, from one HINCRBY; the entries held in one HSET (in pieces of 1,000 for unpack()).
@@ -278,7 +291,8 @@ return added
 
 /**
  * ARGV: P, pid, max, max_bytes, per_domain and min_delay_ms (0 and 0 unless politeness_scope=crawl), n, n hosts to
- * pass over, m, m pairs of host and delay in ms (for P:delay), then pairs of lease id and payload (see add). First,
+ * pass over, s, s hosts to take from last, m, m pairs of host and delay in ms (for P:delay), then pairs of lease id
+ * and payload (see add). First,
  * for each page, in one step: releases its lease and queues what it yielded. Several pages go in one call when
  * they finish while an earlier call is on its way. A lease no longer held (taken back after this process was
  * thought dead) queues nothing: whoever fetches the page again queues its links. Then, when max > 0, leases (see
@@ -294,6 +308,11 @@ local nskip = tonumber(ARGV[7])
 local skip = {}
 for i = 8, 7 + nskip do skip[ARGV[i]] = true end
 local at = 8 + nskip
+-- Hosts this process holds a full share of (per_domain): taken from last.
+local nsoft = tonumber(ARGV[at])
+local soft = {}
+for i = at + 1, at + nsoft do soft[ARGV[i]] = true end
+at = at + 1 + nsoft
 -- With crawl-wide politeness, the delays this process found for hosts (robots.txt Crawl-delay): host, ms, ...
 local ndelays = tonumber(ARGV[at])
 for i = at + 1, at + 2 * ndelays, 2 do redis.call('HSET', P .. ':delay', ARGV[i], ARGV[i + 1]) end
@@ -313,7 +332,7 @@ if #ARGV > first then
   end
   flush(b)
 end
-if max > 0 then take(pid, max, max_bytes, skip, out, polite) end
+if max > 0 then take(pid, max, max_bytes, skip, soft, out, polite) end
 return out
 `;
 
