@@ -146,10 +146,10 @@ Deno.test("a crawl whose upload fails exits 1 with one line naming the kept spoo
         ],
         { env: s3Env(s3.recordingEndpoint, dir, dir) },
       );
-      // Once the store has answered the check, it goes away while the page is still being fetched.
-      for (let i = 0; i < 1500 && s3.recorded.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
-      assert.equal(s3.recorded.length, 1, `the check reached the store: ${JSON.stringify(crawl.output())}`);
-      await new Promise((r) => setTimeout(r, 200));
+      // The page is fetched only once the store has answered the check; while it is being fetched, the store goes.
+      for (let i = 0; i < 1500 && site.hits("/slow") === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      assert.equal(site.hits("/slow"), 1, `the crawl reached its page: ${JSON.stringify(crawl.output())}`);
+      assert.deepEqual(s3.recorded, ["GET /feeds?max-keys=0"], "the check came first, and nothing else yet");
       await s3.stop();
       const ran = await crawl.wait();
       assert.equal(ran.code, 1, ran.stderr);
