@@ -17,7 +17,7 @@ import { describeNetworkFailure } from "./network_errors.ts";
 import { ACCEPT_ENCODING, checkContentLength, decodeBody, readLimitedBody } from "./body.ts";
 import { basicAuthorization, credentialsFor } from "./credentials.ts";
 import { ProxyRotation } from "./proxy_rotation.ts";
-import type { FetchedResponse } from "./response.ts";
+import type { FetchedResponse, RedirectHop } from "./response.ts";
 
 /** Options for one {@link Downloader.fetch}. */
 export interface FetchOptions {
@@ -201,11 +201,13 @@ export class Downloader {
     const useJar = this.#jar !== undefined && request.meta.dont_merge_cookies !== true;
     const ownHeaders = new Headers(request.headers);
     const redirects: string[] = [];
+    const hops: RedirectHop[] = [];
     let url = origin;
     let method = request.method;
     let body = request.body;
     for (;;) {
       const headers = await this.#headersFor(request, origin, url, ownHeaders, useJar);
+      const sentAt = Date.now();
       const response = await client.fetch(url.href, {
         method,
         headers,
@@ -217,7 +219,17 @@ export class Downloader {
       if (useJar) await this.#storeCookies(response.headers, url);
       const next = follow ? redirectTarget(response, url) : undefined;
       if (next) {
-        await response.body?.cancel().catch(() => {});
+        // Read, not dropped: the archives keep each hop, and a redirect's body is a line of HTML at most.
+        const hopBody = await readLimitedBody(response.body, limit, url.href);
+        const hopHeaders = new Headers(response.headers);
+        hops.push({
+          url: url.href,
+          status: response.status,
+          headers: hopHeaders,
+          body: decodeBody(hopBody, hopHeaders, limit, url.href),
+          sent: { method, headers, body: method === "GET" || method === "HEAD" ? undefined : body },
+          at: sentAt,
+        });
         if (redirects.length >= this.#settings.maxRedirects) {
           throw new FetchError(
             "redirects",
@@ -261,6 +273,7 @@ export class Downloader {
         latency: 0,
         source: "network",
         sent: { method, headers },
+        ...(hops.length > 0 ? { hops } : {}),
       };
     }
   }

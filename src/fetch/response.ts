@@ -18,6 +18,20 @@ export interface FetchedResponse {
   source: "network" | "cache" | "middleware";
   /** For a response from the network: the method and headers of the last request sent (after redirects). */
   sent?: { method: string; headers: Headers };
+  /** For a response from the network that came through redirects: each redirect answered on the way, in order. */
+  hops?: RedirectHop[];
+}
+
+/** One redirect on the way to a response: the request sent and the 3xx answer, as the archives keep them. */
+export interface RedirectHop {
+  url: string;
+  status: number;
+  headers: Headers;
+  /** The redirect's body, decompressed (usually a line of HTML or nothing). */
+  body: Uint8Array;
+  sent: { method: string; headers: Headers; body?: string };
+  /** Epoch ms when the request was sent. */
+  at: number;
 }
 
 /** Builds a response a middleware can answer a request with, instead of fetching it. */
