@@ -21,7 +21,10 @@ export class Local extends Spider {
 /** A directory holding what `npm init -y` writes (npm 11): a package.json with "type": "commonjs". */
 async function commonJsProject(dir: string): Promise<void> {
   await mkdir(dir);
-  await writeFile(join(dir, "package.json"), JSON.stringify({ name: "mine", version: "1.0.0", main: "index.js", type: "commonjs" }));
+  await writeFile(
+    join(dir, "package.json"),
+    JSON.stringify({ name: "mine", version: "1.0.0", main: "index.js", type: "commonjs" }),
+  );
 }
 
 Deno.test("under Node, startproject in a CommonJS project makes a project whose spiders Node loads and crawls", async () => {
