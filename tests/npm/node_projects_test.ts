@@ -73,3 +73,66 @@ Deno.test("under Node, a .ts spider in a CommonJS project gets one line saying h
     await pkg.remove();
   }
 });
+
+const CARELESS = `import { type Page, Request, Spider } from "netweir";
+
+export class Careless extends Spider {
+  site: string = "http://127.0.0.1:1/";
+  override async *start(): AsyncGenerator<Request> {
+    yield new Request({ url: this.site });
+  }
+  override *parse(page: Page) {
+    for (const href of page.css("article.product_pod h3 a").attrs("href")) {
+      yield page.follow(href, { callback: this.parseBook });
+    }
+  }
+  parseBook(page: Page) {
+    if (page.url.includes("_1/")) void Promise.reject(new Error("forgot to await this"));
+    if (page.url.includes("_2/")) setTimeout(() => { throw new Error("thrown in a timer"); }, 0);
+    return { url: page.url };
+  }
+}
+`;
+
+/** Ports on the Fetch standard's bad-port list, tried in turn: another test may hold one. */
+const BAD_PORTS = [6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080, 4190, 5060, 5061, 6566, 6000];
+
+Deno.test("on Node, errors a callback leaves uncaught are contained, and a site on a blocked port is crawled", async () => {
+  let site: Awaited<ReturnType<typeof startFixtureSite>> | undefined;
+  for (const port of BAD_PORTS) {
+    site = await startFixtureSite({ books: 4, port }).catch(() => undefined);
+    if (site) break;
+  }
+  assert.ok(site, "no port of the bad-port list is free");
+  const pkg = await installBuiltPackage();
+  try {
+    await writeFile(join(pkg.dir, "careless.ts"), CARELESS);
+    const out = join(pkg.dir, "items.json");
+    const stats = join(pkg.dir, "stats.json");
+    const crawl = await pkg.netweir([
+      "crawl",
+      "careless.ts",
+      "-a",
+      `site=${site.url}shop/`,
+      "-O",
+      out,
+      "--stats-file",
+      stats,
+    ]);
+    assert.equal(crawl.code, 0, crawl.stderr);
+    assert.equal(JSON.parse(await readFile(out, "utf8")).length, 4);
+    assert.equal(JSON.parse(await readFile(stats, "utf8")).errors_uncaught, 2);
+    // Node keeps the page of both: the rejection's and the timer's.
+    assert.match(
+      crawl.stderr,
+      /unhandled rejection in spider Careless on http:\/\/127\.0\.0\.1:\d+\/shop\/catalogue\/\S+_1\/index\.html: forgot/,
+    );
+    assert.match(
+      crawl.stderr,
+      /uncaught error in spider Careless on http:\/\/127\.0\.0\.1:\d+\/shop\/catalogue\/\S+_2\/index\.html: thrown/,
+    );
+  } finally {
+    await pkg.remove();
+    await site.close();
+  }
+});
