@@ -21,6 +21,8 @@ export async function loadSpiders(file: string): Promise<SpiderClass[]> {
   const info = await stat(path).catch(() => undefined);
   if (!info) throw new UsageError(`no such file: ${file}`);
   if (!info.isFile()) throw new UsageError(`not a file: ${file}`);
+  const problem = runtime.moduleLoadProblem(path, file);
+  if (problem) throw new UsageError(problem);
   let module: Record<string, unknown>;
   try {
     module = await import(pathToFileURL(path).href);

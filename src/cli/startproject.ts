@@ -2,12 +2,13 @@
  * `netweir startproject NAME` (C24): a new project in the shape `netweir serve --project` expects, with an example
  * spider that runs as it is.
  */
-import { mkdir, writeFile } from "node:fs/promises";
-import { basename, extname, join, resolve } from "node:path";
+import { mkdir, symlink, writeFile } from "node:fs/promises";
+import { basename, dirname, extname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
 import { UsageError } from "../errors.ts";
 import { runtime } from "../runtime/mod.ts";
+import { VERSION } from "../version.ts";
 import type { CommandContext } from "./context.ts";
 import { CommandError } from "./errors.ts";
 
@@ -20,6 +21,8 @@ const PROJECT_NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
 const OWN_EXTENSION = extname(fileURLToPath(import.meta.url));
 const MOD_URL = new URL(`../../mod${OWN_EXTENSION}`, import.meta.url).href;
 const CLI_PATH = fileURLToPath(new URL(`../../cli${OWN_EXTENSION}`, import.meta.url));
+/** The installation's root: the npm package's directory in the npm build. */
+const PACKAGE_DIR = dirname(fileURLToPath(MOD_URL));
 
 const EXAMPLE_SPIDER = `/**
  * An example spider: the books of books.toscrape.com, a site made for practising crawling.
@@ -62,7 +65,17 @@ function denoJson(): string {
   return JSON.stringify(config, null, 2) + "\n";
 }
 
+/**
+ * Under Node: a package.json that makes the project's .ts spiders ES modules (a project inside one made by
+ * `npm init -y`, `"type": "commonjs"`, would load them as CommonJS and fail) and lists netweir, this version.
+ */
+function packageJson(name: string): string {
+  const config = { name, private: true, type: "module", dependencies: { netweir: VERSION } };
+  return JSON.stringify(config, null, 2) + "\n";
+}
+
 function readme(name: string): string {
+  const run = runtime.name === "node" ? "npx netweir" : "netweir";
   return `# ${name}
 
 A Netweir project. Its spiders are the files in \`spiders/\`; \`spiders/example.ts\` collects the
@@ -72,18 +85,20 @@ books of books.toscrape.com.
 
 From this directory:
 
-    netweir crawl spiders/example.ts -o items.jsonl
+    ${run} crawl spiders/example.ts -o items.jsonl
 
-Each item becomes one line of \`items.jsonl\`. Without \`netweir\` on your PATH, \`deno task netweir\` runs the same
-command line: \`deno task netweir crawl spiders/example.ts -o items.jsonl\`.
+Each item becomes one line of \`items.jsonl\`.${
+    runtime.name === "node" ? "" : ` Without \`netweir\` on your PATH, \`deno task netweir\` runs the same
+command line: \`deno task netweir crawl spiders/example.ts -o items.jsonl\`.`
+  }
 
-\`netweir list spiders\` shows the spiders the project holds.
+\`${run} list spiders\` shows the spiders the project holds.
 
 ## Serve it
 
 From the directory above this one, \`netweir serve\` runs this project's spiders as jobs over HTTP:
 
-    netweir serve --project ${name}=${name}/spiders
+    ${run} serve --project ${name}=${name}/spiders
 `;
 }
 
@@ -109,7 +124,14 @@ export async function startProject(name: string): Promise<string> {
   }
   await mkdir(join(directory, "spiders"));
   await writeFile(join(directory, "spiders", "example.ts"), EXAMPLE_SPIDER);
-  await writeFile(join(directory, "deno.json"), denoJson());
+  if (runtime.name === "node") {
+    await writeFile(join(directory, "package.json"), packageJson(name));
+    // `import ... from "netweir"` finds this very installation, as deno.json's import map does under Deno: with
+    // npx or a global install there is no node_modules above the project to find it in. `npm install` replaces
+    // the link with the same version from the registry.
+    await mkdir(join(directory, "node_modules"));
+    await symlink(PACKAGE_DIR, join(directory, "node_modules", "netweir"), "junction");
+  } else await writeFile(join(directory, "deno.json"), denoJson());
   await writeFile(join(directory, "README.md"), readme(name));
   return directory;
 }
@@ -123,13 +145,18 @@ export function addStartProjectCommand(program: Command, context: CommandContext
       "after",
       `
 NAME (a letter, then letters, digits, "_" or "-") becomes a new directory holding spiders/example.ts,
-deno.json (mapping "netweir" to this installation) and README.md. An existing NAME is left alone (exit 1).`,
+README.md and, under Deno, deno.json (mapping "netweir" to this installation); under Node, package.json
+("type": "module") and node_modules/netweir (a link to this installation). An existing NAME is left alone (exit 1).`,
     )
     .action(async (name: string) => {
       await startProject(name);
       context.out(
-        `created ${name}/ with spiders/example.ts, deno.json and README.md\n` +
-          `try: cd ${name} && netweir crawl spiders/example.ts -o items.jsonl\n`,
+        `created ${name}/ with spiders/example.ts, ${
+          runtime.name === "node" ? "package.json" : "deno.json"
+        } and README.md\n` +
+          `try: cd ${name} && ${
+            runtime.name === "node" ? "npx " : ""
+          }netweir crawl spiders/example.ts -o items.jsonl\n`,
       );
     });
 }

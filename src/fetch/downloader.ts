@@ -18,7 +18,7 @@ import { ACCEPT_ENCODING, checkContentLength, decodeBody, readLimitedBody } from
 import { basicAuthorization, credentialsFor } from "./credentials.ts";
 import { ClientPool } from "./client_pool.ts";
 import { ProxyRotation } from "./proxy_rotation.ts";
-import type { FetchedResponse } from "./response.ts";
+import type { FetchedResponse, RedirectHop } from "./response.ts";
 
 /** Options for one {@link Downloader.fetch}. */
 export interface FetchOptions {
@@ -198,11 +198,13 @@ export class Downloader {
     const useJar = this.#jar !== undefined && request.meta.dont_merge_cookies !== true;
     const ownHeaders = new Headers(request.headers);
     const redirects: string[] = [];
+    const hops: RedirectHop[] = [];
     let url = origin;
     let method = request.method;
     let body = request.body;
     for (;;) {
       const headers = await this.#headersFor(request, origin, url, ownHeaders, useJar);
+      const sentAt = Date.now();
       const response = await client.fetch(url.href, {
         method,
         headers,
@@ -214,7 +216,17 @@ export class Downloader {
       if (useJar) await this.#storeCookies(response.headers, url);
       const next = follow ? redirectTarget(response, url) : undefined;
       if (next) {
-        await response.body?.cancel().catch(() => {});
+        // Read, not dropped: the archives keep each hop, and a redirect's body is a line of HTML at most.
+        const hopBody = await readLimitedBody(response.body, limit, url.href);
+        const hopHeaders = new Headers(response.headers);
+        hops.push({
+          url: url.href,
+          status: response.status,
+          headers: hopHeaders,
+          body: decodeBody(hopBody, hopHeaders, limit, url.href),
+          sent: { method, headers, body: method === "GET" || method === "HEAD" ? undefined : body },
+          at: sentAt,
+        });
         if (redirects.length >= this.#settings.maxRedirects) {
           throw new FetchError(
             "redirects",
@@ -258,6 +270,7 @@ export class Downloader {
         latency: 0,
         source: "network",
         sent: { method, headers },
+        ...(hops.length > 0 ? { hops } : {}),
       };
     }
   }

@@ -23,6 +23,20 @@ export interface FetchedResponse {
   sent?: { method: string; headers: Headers };
   /** For a rendered page: what its steps gave back. */
   rendered?: Rendered;
+  /** For a response from the network that came through redirects: each redirect answered on the way, in order. */
+  hops?: RedirectHop[];
+}
+
+/** One redirect on the way to a response: the request sent and the 3xx answer, as the archives keep them. */
+export interface RedirectHop {
+  url: string;
+  status: number;
+  headers: Headers;
+  /** The redirect's body, decompressed (usually a line of HTML or nothing). */
+  body: Uint8Array;
+  sent: { method: string; headers: Headers; body?: string };
+  /** Epoch ms when the request was sent. */
+  at: number;
 }
 
 /** What a rendered page's steps gave back (C23), in step order. */

@@ -1,3 +1,7 @@
+// `await using queue = new Queue(...)` needs Symbol.asyncDispose, which TypeScript's libs have only from esnext
+// (ES2026); without this line the shipped .d.ts fails to type-check for a user on target es2022 who does not set
+// skipLibCheck. preserve="true" keeps it in the emitted .d.ts, where it adds that one lib for the user too.
+/// <reference lib="esnext.disposable" preserve="true" />
 /**
  * Feeding a running crawl from outside it: `Queue` pushes URLs into a crawl's shared Redis queue, reports where the
  * crawl stands, and clears its keys. It is what `netweir queue push|status|clear` runs, and it writes exactly what

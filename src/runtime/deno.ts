@@ -120,6 +120,8 @@ export const denoRuntime: Runtime = {
   listen,
   stdin: () => Deno.stdin.readable,
   quietSqliteWarning: () => {},
+  // Deno loads .ts and .js files as modules whatever a package.json says.
+  moduleLoadProblem: () => undefined,
   startWorker: (url) => {
     const worker = new Worker(url.href, { type: "module" });
     let ended = false;

@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { spawnSync } from "node:child_process";
 import { parentPort, Worker } from "node:worker_threads";
 import { fetchAnyPort, onBadPort } from "./any_port_fetch.ts";
+import { commonJsProblem } from "./module_type.ts";
 import { processSignals } from "./signals.ts";
 import type {
   HttpClient,
@@ -234,6 +235,7 @@ export const nodeRuntime: Runtime = {
       onMessage: (handler) => void port.on("message", handler),
     };
   },
+  moduleLoadProblem: commonJsProblem,
   quietSqliteWarning: () => {
     // Every other warning still goes through; only this one, which says nothing a serve user can act on, is dropped.
     const emitWarning = process.emitWarning;

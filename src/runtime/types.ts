@@ -93,6 +93,11 @@ export interface Runtime {
    * asked about; call it before the module that imports node:sqlite is loaded.
    */
   quietSqliteWarning(): void;
+  /**
+   * Why this runtime would not load `path` (absolute) as an ES module, in a sentence naming `shown` and saying what to
+   * change, or undefined when it will (Node: a .ts or .js file under a package.json with `"type": "commonjs"`).
+   */
+  moduleLoadProblem(path: string, shown: string): string | undefined;
   /** Starts a module worker (a Web Worker on Deno, a worker thread on Node) running the module at `url`. */
   startWorker(url: URL): WorkerHandle;
   /** Inside a worker started by {@link startWorker}: its channel to the thread that started it. */

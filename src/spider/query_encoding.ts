@@ -74,8 +74,7 @@ export function encodeQuery(href: string, encoding: string): string {
   const hash = href.indexOf("#", start);
   const end = hash < 0 ? href.length : hash;
   const query = href.slice(start + 1, end);
-  // deno-lint-ignore no-control-regex
-  if (!/[^\x00-\x7f]/.test(query)) return href;
+  if (!/[\u0080-\uffff]/.test(query)) return href; // ASCII alone: the URL parser writes it the same in any encoding
   const table = tableFor(encoding);
   let out = "";
   for (const char of query) {
