@@ -5,6 +5,7 @@
  * cancel). The store says what is waiting; this class only remembers the processes it started.
  */
 import { appendFileSync, mkdirSync } from "node:fs";
+import { CONFINED_SETTINGS } from "./schedule.ts";
 import { rm } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import type { Logger } from "../spider/types.ts";
@@ -222,6 +223,15 @@ export class JobRunner implements JobService {
       // The crawl writes its items and stats there; the log's folder is made by startProcessGroup.
       for (const file of [this.#paths.itemsFile(job), this.#paths.statsFile(job)]) {
         mkdirSync(dirname(file), { recursive: true });
+      }
+      // A crawl makes the file or directory a path setting names, never the folders above it (a typing mistake on
+      // the command line). Over HTTP those folders are the service's own, inside the project's data directory
+      // (schedule.ts confined them there), so the service makes them.
+      for (const setting of job.settings) {
+        const at = setting.indexOf("=");
+        if (at > 0 && CONFINED_SETTINGS.has(setting.slice(0, at))) {
+          mkdirSync(dirname(setting.slice(at + 1)), { recursive: true });
+        }
       }
       crawl = startProcessGroup({
         command: this.#cli.command,

@@ -17,7 +17,7 @@ export class ScheduleError extends Error {
 }
 
 /** Settings naming a file or directory: over HTTP, confined to DIR/data/PROJECT. */
-const CONFINED_SETTINGS: ReadonlySet<string> = new Set([
+export const CONFINED_SETTINGS: ReadonlySet<string> = new Set([
   "checkpoint",
   "cache",
   "deltafetch",
