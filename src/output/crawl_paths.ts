@@ -4,7 +4,8 @@
  * stops the command with one line and exit 2 while every old file is still whole; without this a bad `warc` was
  * found only after `-O` had truncated the items file.
  */
-import { resolve } from "node:path";
+import { stat } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
 import { UsageError } from "../errors.ts";
 import type { FeedTarget } from "./feeds.ts";
 import type { SettingValues } from "../settings/table.ts";
@@ -16,6 +17,10 @@ const FILE_SETTINGS = [["warc", "warc"], ["har", "har"], ["deltafetch", "deltafe
   "stats_file",
 ]] as const;
 const DIRECTORY_SETTINGS = [["cache", "cache"], ["checkpoint", "checkpoint"]] as const;
+
+async function isDirectory(path: string): Promise<boolean> {
+  return await stat(path).then((info) => info.isDirectory(), () => false);
+}
 
 /** Throws a UsageError naming the first path that cannot be written, or two uses of one path. */
 export async function checkCrawlPaths(settings: SettingValues, feeds: readonly FeedTarget[]): Promise<void> {
@@ -29,16 +34,22 @@ export async function checkCrawlPaths(settings: SettingValues, feeds: readonly F
     uses.set(key, what);
   };
   for (const feed of feeds) claim(feed.path, `feed ${feed.path}`);
-  for (const [name, cli] of FILE_SETTINGS) {
-    const path = settings[name] as string | null;
-    if (path === null) continue;
-    claim(path, `${cli} file`);
-    await checkWritableFile(path, cli);
-  }
+  // The directories first: a file may go in one of them (deltafetch=state/delta.db beside checkpoint=state), and
+  // then its directory is one the crawl makes, not one that must exist already.
+  const made = new Set<string>();
   for (const [name, cli] of DIRECTORY_SETTINGS) {
     const path = settings[name] as string | null;
     if (path === null) continue;
     claim(path, `${cli} directory`);
     await checkWritableDirectory(path, cli);
+    made.add(resolve(path));
+  }
+  for (const [name, cli] of FILE_SETTINGS) {
+    const path = settings[name] as string | null;
+    if (path === null) continue;
+    claim(path, `${cli} file`);
+    const parent = resolve(dirname(path));
+    if (made.has(parent) && !(await isDirectory(parent))) continue;
+    await checkWritableFile(path, cli);
   }
 }

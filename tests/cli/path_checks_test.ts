@@ -68,6 +68,29 @@ Deno.test("the same path for a feed and an archive is refused before either is o
   });
 });
 
+Deno.test("a file inside the checkpoint directory the crawl makes is accepted: the crawl makes that directory", async () => {
+  const site = await startFixtureSite({ books: 2 });
+  try {
+    await withTempDir(async (dir) => {
+      const state = join(dir, "state");
+      const result = await runCli([
+        "crawl",
+        SPIDER,
+        "-a",
+        `site=${site.url}shop/`,
+        "-s",
+        `checkpoint=${state}`,
+        "-s",
+        `deltafetch=${join(state, "delta.db")}`,
+      ]);
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal((await stat(join(state, "delta.db"))).isFile(), true);
+    });
+  } finally {
+    await site.close();
+  }
+});
+
 Deno.test("a checkpoint and a cache directory are created when their parent exists", async () => {
   const site = await startFixtureSite({ books: 2 });
   try {
