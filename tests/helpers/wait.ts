@@ -5,24 +5,16 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** How {@link waitUntil} polls. */
-export interface WaitOptions {
-  /** Fails after this long (a guard against hanging, not a timing under test); 30 s by default. */
-  timeoutMs?: number;
-  /** Time between two checks; 50 ms by default. */
-  everyMs?: number;
-}
-
 /**
- * Polls `check` until it returns something other than `undefined` or `false`, and resolves with that. Fails with
- * "timed out waiting for WHAT" after `timeoutMs`.
+ * Polls `check` every `everyMs` until it returns something other than `undefined` or `false`, and resolves with that.
+ * Fails with "timed out waiting for WHAT" after `timeoutMs`: a guard against hanging, never a timing under test.
  */
 export async function waitUntil<T>(
   what: string,
   check: () => T | undefined | false | Promise<T | undefined | false>,
-  options: WaitOptions = {},
+  timeoutMs = 30_000,
+  everyMs = 50,
 ): Promise<T> {
-  const { timeoutMs = 30_000, everyMs = 50 } = options;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
