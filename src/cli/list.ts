@@ -12,7 +12,7 @@ import { maskSecrets } from "../log.ts";
 import { runtime } from "../runtime/mod.ts";
 import type { CommandContext } from "./context.ts";
 import type { InspectResult } from "./inspect.ts";
-import { selfCli } from "./self.ts";
+import { selfCli } from "../runtime/self_cli.ts";
 
 /** One line of `list --json`: a spider, or a file that could not be loaded. */
 export type ListEntry = { name: string; class: string; file: string } | { file: string; error: string };
