@@ -13,7 +13,7 @@ import { resolveCrawlSettings } from "../settings/check.ts";
 import { Settings } from "../settings/settings.ts";
 import { openFrontier, refuseCloudOutputWithQueue } from "../queue/open_frontier.ts";
 import type { CrawlCommandOptions } from "./crawl_options.ts";
-import { loadSpiders, pickSpider } from "./load_spiders.ts";
+import { loadSpiders, pickSpider } from "../load/spiders.ts";
 import { applySpiderArgs } from "../spider/spider_args.ts";
 
 export { applySpiderArgs };
