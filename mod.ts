@@ -44,5 +44,5 @@ export { BlockedError } from "./src/fetch/blocks.ts";
 export type { Frontier, FrontierStatus, Lease, LeaseOptions } from "./src/queue/frontier.ts";
 export { MemoryFrontier } from "./src/queue/memory.ts";
 export { type PushOptions, type PushResult, Queue, type QueueOptions } from "./src/queue/queue.ts";
-export { canonicalUrl, fingerprint } from "./src/queue/fingerprint.ts";
+export { canonicalUrl, fingerprint } from "./src/spider/fingerprint.ts";
 export { type RunOptions, runSpider } from "./src/run.ts";

@@ -20,7 +20,7 @@ import type { Spider } from "../spider/spider.ts";
 import type { Logger } from "../spider/types.ts";
 import { BadEntryLog } from "./bad_entries.ts";
 import { decodeRequest, DEFAULT_ENTRY_LIMITS, encodeRequest, type EntryLimits } from "./codec.ts";
-import { fingerprint } from "./fingerprint.ts";
+import { fingerprint } from "../spider/fingerprint.ts";
 import type { Frontier, FrontierStats, FrontierStatus, Lease, LeaseOptions } from "./frontier.ts";
 
 /**
