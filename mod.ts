@@ -29,7 +29,7 @@ export type { SitemapPattern } from "./src/spider/sitemap.ts";
 export type { CallbackResult, Item, Logger } from "./src/spider/types.ts";
 export type { Pipeline } from "./src/spider/pipeline.ts";
 export type { RequestMiddleware, ResponseMiddleware } from "./src/spider/middleware.ts";
-export { type FetchedResponse, makeResponse, type Rendered } from "./src/fetch/response.ts";
+export { type FetchedResponse, makeResponse, type Rendered } from "./src/spider/response.ts";
 export type { BrowserPage } from "./src/browser/types.ts";
 export { Settings, type SettingsInit } from "./src/settings/settings.ts";
 export { type SettingKey, SETTINGS, type SettingValues } from "./src/settings/table.ts";

@@ -5,7 +5,7 @@
  */
 import type { Page } from "puppeteer-core";
 import { FetchError } from "../errors.ts";
-import type { Rendered } from "../fetch/response.ts";
+import type { Rendered } from "../spider/response.ts";
 import { resolveCallback } from "../spider/callbacks.ts";
 import type { Spider } from "../spider/spider.ts";
 import { calledMethod, describeStep, field, type ParsedStep, uploadFiles } from "../spider/steps.ts";

@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { runtime } from "../runtime/mod.ts";
 import { fingerprint } from "../spider/fingerprint.ts";
 import type { Request } from "../spider/request.ts";
-import type { FetchedResponse } from "./response.ts";
+import type { FetchedResponse } from "../spider/response.ts";
 
 /** What the .json file of an entry holds. */
 interface Entry {

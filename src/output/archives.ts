@@ -16,7 +16,7 @@ import { randomUUID } from "node:crypto";
 import { type FileHandle, open } from "node:fs/promises";
 import { STATUS_CODES } from "node:http";
 import { gzipSync } from "node:zlib";
-import type { FetchedResponse } from "../fetch/response.ts";
+import type { FetchedResponse } from "../spider/response.ts";
 
 /**
  * Request headers whose values are credentials: archived as "[redacted]". An archive is a file that gets shared;
