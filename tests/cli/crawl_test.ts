@@ -146,11 +146,13 @@ Deno.test("SIGINT stops a crawl cleanly: files are valid, stats say shutdown, ex
       ]);
       // The shop is done long before /hang answers. A feed has each page's items in the file before the page counts
       // as done, so 20 lines in the JSON Lines feed (written batch by batch) means all 20 items are in: interrupt then.
-      await waitUntil("/hang requested and 20 items written", async () =>
-        site.hits("/hang") > 0 &&
-        (await readFile(lines, "utf8").catch(() => "")).split("\n").filter((line) => line !== "").length === 20, {
-        timeoutMs: 60_000,
-      });
+      await waitUntil(
+        "/hang requested and 20 items written",
+        async () =>
+          site.hits("/hang") > 0 &&
+          (await readFile(lines, "utf8").catch(() => "")).split("\n").filter((line) => line !== "").length === 20,
+        60_000,
+      );
       await crawl.kill("SIGINT");
       const result = await crawl.wait();
       assert.equal(result.code, 130, result.stderr);
