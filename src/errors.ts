@@ -34,3 +34,11 @@ export class FetchError extends Error {
     this.reason = reason;
   }
 }
+
+/** The first non-empty line of an error's message (or of the value thrown), trimmed. */
+export function firstLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  const line = text.split("\n").map((part) => part.trim()).find((part) => part !== "");
+  if (line !== undefined) return line;
+  return error instanceof Error ? error.name : "unknown error";
+}

@@ -1,6 +1,13 @@
 /** Log lines on standard error, with secrets masked. One logger per crawl: nothing here is global. */
 import { runtime } from "./runtime/mod.ts";
-import type { Logger } from "./spider/types.ts";
+
+/** Logs for spider code; lines go to standard error with the crawl's level. */
+export interface Logger {
+  debug(message: string, data?: Record<string, unknown>): void;
+  info(message: string, data?: Record<string, unknown>): void;
+  warning(message: string, data?: Record<string, unknown>): void;
+  error(message: string, data?: Record<string, unknown>): void;
+}
 
 const LEVELS = ["debug", "info", "warning", "error"] as const;
 export type LogLevel = typeof LEVELS[number];

@@ -5,7 +5,7 @@
 import { FetchError } from "../errors.ts";
 import type { Downloader, FetchOptions } from "../fetch/downloader.ts";
 import { RedirectRefused } from "../fetch/downloader.ts";
-import type { FetchedResponse } from "../fetch/response.ts";
+import type { FetchedResponse } from "../spider/response.ts";
 import type { SettingValues } from "../settings/table.ts";
 import type { Request } from "../spider/request.ts";
 import type { Spider } from "../spider/spider.ts";

@@ -15,7 +15,7 @@ import type { Protocol } from "puppeteer-core";
 import type { CookieJar } from "tough-cookie";
 import { FetchError } from "../errors.ts";
 import { type RedirectRefusal, RedirectRefused } from "../fetch/downloader.ts";
-import type { FetchedResponse, Rendered } from "../fetch/response.ts";
+import type { FetchedResponse, Rendered } from "../spider/response.ts";
 import { Request } from "../spider/request.ts";
 import type { Spider } from "../spider/spider.ts";
 import { parseSteps } from "../spider/steps.ts";

@@ -5,7 +5,7 @@
  */
 import type { Page } from "puppeteer-core";
 import { FetchError } from "../errors.ts";
-import type { Rendered } from "../fetch/response.ts";
+import type { Rendered } from "../spider/response.ts";
 import { resolveCallback } from "../spider/callbacks.ts";
 import type { Spider } from "../spider/spider.ts";
 import { calledMethod, describeStep, field, type ParsedStep, uploadFiles } from "../spider/steps.ts";
@@ -124,7 +124,7 @@ async function runStep(step: ParsedStep, run: StepRun, ms: number): Promise<void
     case "call": {
       const name = calledMethod(step.arg);
       if (name === undefined) throw new TypeError("call names no method");
-      const method = resolveCallback(run.spider, name, { fromQueue: true });
+      const method = resolveCallback(run.spider, name);
       const args = field(step.arg, "args");
       // The method gets puppeteer's live Page; it may click, type or wait as it likes, within the step's time.
       await method(page as never, (args ?? {}) as Record<string, unknown>);

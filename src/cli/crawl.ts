@@ -11,9 +11,10 @@ import { spiderName } from "../spider/spider.ts";
 import { runtime, type StopSignal } from "../runtime/mod.ts";
 import { resolveCrawlSettings } from "../settings/check.ts";
 import { Settings } from "../settings/settings.ts";
-import { openFrontier, refuseCloudOutputWithQueue } from "../queue/open_frontier.ts";
+import { openFrontier } from "../queue/open_frontier.ts";
+import { refuseCloudOutputWithQueue } from "../output/cloud/queue_refusal.ts";
 import type { CrawlCommandOptions } from "./crawl_options.ts";
-import { loadSpiders, pickSpider } from "./load_spiders.ts";
+import { loadSpiders, pickSpider } from "../load/spiders.ts";
 import { applySpiderArgs } from "../spider/spider_args.ts";
 
 export { applySpiderArgs };

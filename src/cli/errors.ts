@@ -5,6 +5,9 @@
 import { FetchError, QueueError, SettingsError, UsageError } from "../errors.ts";
 import { maskSecrets } from "../log.ts";
 import { runtime } from "../runtime/mod.ts";
+import { firstLine } from "../errors.ts";
+
+export { firstLine };
 
 /**
  * A command that could not do its job for a reason the user can act on (a project directory that already exists):
@@ -38,14 +41,6 @@ export function asUsage<T>(check: () => T): T {
     }
     throw error;
   }
-}
-
-/** The first non-empty line of an error's message (or of the value thrown), trimmed. */
-export function firstLine(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  const line = text.split("\n").map((part) => part.trim()).find((part) => part !== "");
-  if (line !== undefined) return line;
-  return error instanceof Error ? error.name : "unknown error";
 }
 
 /** Errors Netweir throws on purpose: their message says everything, so a stack trace would only be noise. */

@@ -5,25 +5,13 @@
  */
 import type { Command } from "commander";
 import { firstLine } from "./errors.ts";
-import { loadSpiders, spiderClassName } from "./load_spiders.ts";
+import { loadSpiders, spiderClassName } from "../load/spiders.ts";
 import { spiderSettings } from "../spider/spider_settings.ts";
 import type { SpiderClass } from "../spider/spider.ts";
 import type { CommandContext } from "./context.ts";
+import type { InspectedSpider, InspectResult } from "../load/inspect_result.ts";
 
-/** What `_inspect` prints, as JSON, on the last line of its standard output. */
-export type InspectResult =
-  | { file: string; spiders: InspectedSpider[] }
-  | { file: string; error: string };
-
-/** One spider as `_inspect` describes it: enough for `netweir serve` to check a job's settings without running it. */
-export interface InspectedSpider {
-  name: string;
-  className: string;
-  /** The spider's own settings, in command-line spelling. */
-  settings: Record<string, unknown>;
-  /** The spider's own profiles, as given. */
-  profiles: Record<string, Record<string, unknown>>;
-}
+export type { InspectedSpider, InspectResult };
 
 function describeSpider(spiderClass: SpiderClass): InspectedSpider {
   const spider = new spiderClass();

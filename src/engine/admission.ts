@@ -5,6 +5,7 @@
  */
 import type { Request } from "../spider/request.ts";
 import { TrapDetector } from "./traps.ts";
+import { hostInDomains } from "../spider/host_in_domain.ts";
 
 export interface AdmissionSettings {
   maxDepth: number | null;
@@ -19,14 +20,18 @@ export interface Refusal {
   detail: string;
 }
 
-/** Whether a host is one of the allowed domains or a subdomain of one. */
+/**
+ * Whether a host is one of the allowed domains or a subdomain of one (an IP address only matches itself); an empty
+ * list allows every host. A port on an allowed domain (`example.com:8080`) is ignored.
+ */
 export function hostAllowed(host: string, allowedDomains: readonly string[]): boolean {
   if (allowedDomains.length === 0) return true;
-  const name = host.toLowerCase().replace(/\.$/, "");
-  return allowedDomains.some((domain) => {
-    const allowed = domain.toLowerCase().replace(/:\d+$/, "").replace(/^\./, "");
-    return name === allowed || name.endsWith("." + allowed);
-  });
+  return hostInDomains(host, allowedDomains.map(withoutPort));
+}
+
+/** `name:port` without the port; an IPv6 address (two colons or more) is left alone. */
+function withoutPort(domain: string): string {
+  return /^[^:]*:\d+$/.test(domain) ? domain.replace(/:\d+$/, "") : domain.replace(/^(\[.*\]):\d+$/, "$1");
 }
 
 export class Admission {

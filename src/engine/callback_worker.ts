@@ -6,8 +6,8 @@
  * Messages in: `init` (file, spider name, arguments), then `run` (id, the request as JSON, the response). Out:
  * `ready` or `failed` for `init`, then `done` (id, items, requests as JSON) or `error` (id, message) for each run.
  */
-import { loadSpiders, pickSpider } from "../cli/load_spiders.ts";
-import type { FetchedResponse } from "../fetch/response.ts";
+import { loadSpiders, pickSpider } from "../load/spiders.ts";
+import type { FetchedResponse } from "../spider/response.ts";
 import { decodeRequest, encodeRequest } from "../queue/codec.ts";
 import { runtime } from "../runtime/mod.ts";
 import { runCallback } from "../spider/callbacks.ts";

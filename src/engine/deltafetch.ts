@@ -12,7 +12,7 @@
 import { resolve } from "node:path";
 import { checkWritableFile } from "../settings/writable_path.ts";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
-import { fingerprint } from "../queue/fingerprint.ts";
+import { fingerprint } from "../spider/fingerprint.ts";
 import type { Request } from "../spider/request.ts";
 
 /** The key a request is remembered by: meta `deltafetch_key` (any JSON value, as text), else its fingerprint. */

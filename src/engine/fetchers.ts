@@ -5,7 +5,7 @@
  */
 import { FetchError } from "../errors.ts";
 import type { FetchOptions } from "../fetch/downloader.ts";
-import type { FetchedResponse } from "../fetch/response.ts";
+import type { FetchedResponse } from "../spider/response.ts";
 import type { Request } from "../spider/request.ts";
 import { rendersIn } from "../spider/steps.ts";
 

@@ -6,7 +6,7 @@
 import { FetchError } from "../errors.ts";
 import { HttpCache } from "../fetch/cache.ts";
 import { type Downloader, type FetchOptions, RedirectRefused } from "../fetch/downloader.ts";
-import type { FetchedResponse } from "../fetch/response.ts";
+import type { FetchedResponse } from "../spider/response.ts";
 import type { Archives } from "../output/archives.ts";
 import type { Request } from "../spider/request.ts";
 import type { Logger } from "../spider/types.ts";

@@ -8,7 +8,7 @@ import { FetchError } from "../errors.ts";
 import { BlockedError, blockReason } from "../fetch/blocks.ts";
 import { maskUrl } from "../log.ts";
 import { type RedirectRefusal, RedirectRefused } from "../fetch/downloader.ts";
-import type { FetchedResponse } from "../fetch/response.ts";
+import type { FetchedResponse } from "../spider/response.ts";
 import { parseRetryAfter, retryDelay, retryReason } from "../fetch/retry.ts";
 import type { Lease } from "../queue/frontier.ts";
 import { blockCallback, normaliseResult, runCallback, runErrback } from "../spider/callbacks.ts";

@@ -9,7 +9,7 @@
  * error of its callback, and a new worker takes the dead one's place.
  */
 import { extname } from "node:path";
-import type { FetchedResponse } from "../fetch/response.ts";
+import type { FetchedResponse } from "../spider/response.ts";
 import { decodeRequest, encodeRequest } from "../queue/codec.ts";
 import { runtime, type WorkerHandle } from "../runtime/mod.ts";
 import type { Request } from "../spider/request.ts";

@@ -8,7 +8,7 @@
  *
  * A plain 403, 429 or 503 is not a block: it is an answer, retried or handed to the errback by the usual rules.
  */
-import type { FetchedResponse } from "./response.ts";
+import type { FetchedResponse } from "../spider/response.ts";
 
 /** How much of a body is looked at for challenge markers: interstitials put them near the top. */
 const SCANNED_BYTES = 64 * 1024;

@@ -13,10 +13,10 @@
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { checkWritableDirectory } from "../settings/writable_path.ts";
 import { join } from "node:path";
-import process from "node:process";
-import { fingerprint } from "../queue/fingerprint.ts";
+import { runtime } from "../runtime/mod.ts";
+import { fingerprint } from "../spider/fingerprint.ts";
 import type { Request } from "../spider/request.ts";
-import type { FetchedResponse } from "./response.ts";
+import type { FetchedResponse } from "../spider/response.ts";
 
 /** What the .json file of an entry holds. */
 interface Entry {
@@ -97,7 +97,7 @@ export class HttpCache {
   }
 
   async #writeAtomically(path: string, data: string | Uint8Array): Promise<void> {
-    const temporary = `${path}.${process.pid}.${this.#tmpCounter++}.tmp`;
+    const temporary = `${path}.${runtime.pid}.${this.#tmpCounter++}.tmp`;
     await writeFile(temporary, data);
     await rename(temporary, path);
   }

@@ -3,6 +3,7 @@
  * meta `http_user`/`http_pass`) belong to the host it was made for; crawl-wide `httpAuth` entries belong to the host
  * they name and its subdomains. Neither may follow a redirect to another host: that is how passwords leak.
  */
+import { hostInDomain } from "../spider/host_in_domain.ts";
 import type { Request, RequestAuth } from "../spider/request.ts";
 
 /** Credentials keyed by host name, as the `httpAuth` setting holds them. */
@@ -29,13 +30,12 @@ export function crawlCredentials(map: AuthMap, url: URL): RequestAuth | undefine
   const byName = new Map(keys.map((key) => [key.toLowerCase().replace(/\.$/, ""), map[key]]));
   const host = url.hostname.toLowerCase();
   if (url.port && byName.has(`${host}:${url.port}`)) return byName.get(`${host}:${url.port}`);
-  // IP addresses have no parent domains: "0.0.1" must not match "127.0.0.1".
-  const labels = /^[\d.]+$|^\[/.test(host) ? [host] : host.split(".");
-  for (let i = 0; i < labels.length; i++) {
-    const candidate = labels.slice(i).join(".");
-    if (byName.has(candidate)) return byName.get(candidate);
+  // The nearest parent is the longest name that holds the host (an IP address is held only by itself).
+  let nearest: string | undefined;
+  for (const name of byName.keys()) {
+    if (hostInDomain(host, name) && (nearest === undefined || name.length > nearest.length)) nearest = name;
   }
-  return undefined;
+  return nearest === undefined ? undefined : byName.get(nearest);
 }
 
 /**

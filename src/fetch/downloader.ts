@@ -18,7 +18,7 @@ import { ACCEPT_ENCODING, checkContentLength, decodeBody, readLimitedBody } from
 import { basicAuthorization, credentialsFor } from "./credentials.ts";
 import { ClientPool } from "./client_pool.ts";
 import { ProxyRotation } from "./proxy_rotation.ts";
-import type { FetchedResponse, RedirectHop } from "./response.ts";
+import type { FetchedResponse, RedirectHop } from "../spider/response.ts";
 
 /** Options for one {@link Downloader.fetch}. */
 export interface FetchOptions {

@@ -6,7 +6,7 @@
 import { FetchError } from "../errors.ts";
 import type { SettingValues } from "../settings/table.ts";
 import type { Request } from "../spider/request.ts";
-import type { FetchedResponse } from "./response.ts";
+import type { FetchedResponse } from "../spider/response.ts";
 
 /** The settings retry decisions read. */
 export type RetrySettings = Pick<SettingValues, "retries" | "retryHttpCodes" | "retryBackoff">;

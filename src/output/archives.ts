@@ -5,7 +5,7 @@
  * middleware were not fetched, and are not archived. Existing files are replaced.
  */
 import { open } from "node:fs/promises";
-import type { FetchedResponse } from "../fetch/response.ts";
+import type { FetchedResponse } from "../spider/response.ts";
 import { HarArchive } from "./har_archive.ts";
 import { type ArchivedExchange, exchangesOf } from "./http_messages.ts";
 import { WarcArchive } from "./warc_archive.ts";

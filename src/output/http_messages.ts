@@ -6,7 +6,7 @@
  */
 import { Buffer } from "node:buffer";
 import { STATUS_CODES } from "node:http";
-import type { FetchedResponse } from "../fetch/response.ts";
+import type { FetchedResponse } from "../spider/response.ts";
 
 /** One request sent and the answer it got. */
 export interface ArchivedExchange {

@@ -14,14 +14,16 @@ import { checkWritableDirectory } from "../settings/writable_path.ts";
 import { join, resolve } from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { inTransaction } from "../sqlite.ts";
-import type { StatsRecord } from "../engine/stats.ts";
 import type { Request } from "../spider/request.ts";
 import type { Spider } from "../spider/spider.ts";
 import type { Logger } from "../spider/types.ts";
 import { BadEntryLog } from "./bad_entries.ts";
 import { decodeRequest, DEFAULT_ENTRY_LIMITS, encodeRequest, type EntryLimits } from "./codec.ts";
-import { fingerprint } from "./fingerprint.ts";
+import { fingerprint } from "../spider/fingerprint.ts";
 import type { Frontier, FrontierStats, FrontierStatus, Lease, LeaseOptions } from "./frontier.ts";
+
+/** A crawl's stats as the engine writes them (engine/stats.ts's StatsRecord): stored as they are, never read here. */
+type StatsRecord = Record<string, unknown>;
 
 /**
  * What the duplicate filter keeps of a request: the first 16 bytes of its fingerprint, as the shared queue keeps

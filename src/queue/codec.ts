@@ -120,7 +120,7 @@ function queueableName(spider: Spider | undefined, ref: Request["callback"]): st
   if (ref === undefined || ref === null) return undefined;
   if (spider === undefined) throw new TypeError("a request with a callback or errback needs its spider to be queued");
   const name = callbackName(spider, ref);
-  if (name !== undefined) resolveCallback(spider, name, { fromQueue: true });
+  if (name !== undefined) resolveCallback(spider, name);
   return name;
 }
 
@@ -233,7 +233,7 @@ function checkCallbackName(spider: Spider, data: Record<string, unknown>, key: s
   const name = optional<string>(data, key, isString, "a string");
   if (name === undefined) return undefined;
   try {
-    resolveCallback(spider, name, { fromQueue: true });
+    resolveCallback(spider, name);
   } catch (error) {
     bad(`${key}: ${(error as Error).message}`);
   }
@@ -256,7 +256,7 @@ function checkStepList(spider: Spider, steps: Step[]): void {
     const name = calledMethod(step.arg);
     if (name === undefined) bad(`steps: step ${index} is a call step that names no method`);
     try {
-      resolveCallback(spider, name, { fromQueue: true });
+      resolveCallback(spider, name);
     } catch (error) {
       bad(`steps: step ${index}: call: ${(error as Error).message}`);
     }

@@ -1,6 +1,6 @@
 /** The memory store: the default frontier, for one process, gone when it ends. */
 import type { Request } from "../spider/request.ts";
-import { fingerprint } from "./fingerprint.ts";
+import { fingerprint } from "../spider/fingerprint.ts";
 import type { Frontier, FrontierStats, FrontierStatus, Lease, LeaseOptions } from "./frontier.ts";
 import { PriorityQueue } from "./priority_queue.ts";
 

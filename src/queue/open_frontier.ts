@@ -4,27 +4,12 @@
  * from code as from the command line.
  */
 import { platform } from "node:os";
-import { UsageError } from "../errors.ts";
 import type { SettingValues } from "../settings/table.ts";
 import { type Spider, spiderName } from "../spider/spider.ts";
 import type { Logger } from "../spider/types.ts";
 import type { EntryLimits } from "./codec.ts";
 import type { Frontier } from "./frontier.ts";
 import { RedisFrontier } from "./redis_frontier.ts";
-
-/**
- * Refuses output that is only uploaded when it closes (s3://, gs://) together with a shared queue: a killed process
- * would lose items whose pages the queue already counts as done.
- */
-export function refuseCloudOutputWithQueue(outputs: readonly string[], queue: string | null): void {
-  const cloud = outputs.find((path) => /^(s3|gs):\/\//i.test(path));
-  if (queue !== null && cloud) {
-    throw new UsageError(
-      `${cloud}: s3:// and gs:// output does not mix with a shared queue (a killed process would lose items ` +
-        "the queue counts as done); write locally and upload when the crawl is over",
-    );
-  }
-}
 
 /** The bounds on a stored request, from the queue_entry_max_* settings. */
 export function entryLimits(settings: SettingValues): EntryLimits {

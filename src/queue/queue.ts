@@ -16,7 +16,7 @@
 import { platform } from "node:os";
 import { QueueError } from "../errors.ts";
 import { encodeStartUrl } from "./codec.ts";
-import { fingerprint } from "./fingerprint.ts";
+import { fingerprint } from "../spider/fingerprint.ts";
 import type { FrontierStatus } from "./frontier.ts";
 import { describe, RedisConnection, type ScriptArg } from "./redis_client.ts";
 import { keyPrefix, startLine } from "./redis_frontier.ts";

@@ -15,12 +15,13 @@ import type { Spider } from "../spider/spider.ts";
 import type { Logger } from "../spider/types.ts";
 import { BadEntryLog } from "./bad_entries.ts";
 import { decodeRequest, DEFAULT_ENTRY_LIMITS, encodeRequest, type EntryLimits } from "./codec.ts";
-import { fingerprint } from "./fingerprint.ts";
+import { fingerprint } from "../spider/fingerprint.ts";
 import { RecentFingerprints } from "./recent_fingerprints.ts";
 import type { Frontier, FrontierStats, FrontierStatus, Lease, LeaseOptions } from "./frontier.ts";
 import { describe, mayPass, RedisConnection, type ScriptArg } from "./redis_client.ts";
 import type { ScriptName } from "./redis_scripts.ts";
 import { parseRedisUrl } from "./redis_url.ts";
+import { retry } from "./retry.ts";
 
 export interface RedisFrontierOptions {
   url: string;
@@ -101,8 +102,6 @@ interface PendingLease {
 /** A FINISH pair that releases a lease and queues nothing. */
 const releasePair = (id: string) => [id, ""];
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 export class RedisFrontier implements Frontier {
   readonly #connection: RedisConnection;
   readonly #options: RedisFrontierOptions;
@@ -162,12 +161,9 @@ export class RedisFrontier implements Frontier {
     const timeoutMs = Math.ceil(options.leaseSeconds * 1000 / 3);
     const warn = (message: string) => options.log.warning(message);
     const started = Date.now();
-    let connection: RedisConnection;
-    for (let attempt = 0;; attempt++) {
-      try {
-        connection = await RedisConnection.open(target, options.url, timeoutMs, warn);
-        break;
-      } catch (error) {
+    const connection = await retry(
+      () => RedisConnection.open(target, options.url, timeoutMs, warn),
+      (error, attempt) => {
         const waited = Date.now() - started;
         if (!mayPass(error) || waited >= options.leaseSeconds * 1000) {
           if (attempt === 0 || !(error instanceof QueueError)) throw error;
@@ -176,9 +172,9 @@ export class RedisFrontier implements Frontier {
         if (attempt === 0) {
           warn(`${(error as Error).message}; trying again for up to ${options.leaseSeconds} s`);
         }
-        await sleep(Math.min(1000, 100 * (attempt + 1), options.leaseSeconds * 1000 - waited));
-      }
-    }
+        return options.leaseSeconds * 1000 - waited;
+      },
+    );
     const frontier = new RedisFrontier(connection, options);
     await frontier.#heartbeat(true);
     frontier.#scheduleHeartbeat();
@@ -210,30 +206,28 @@ export class RedisFrontier implements Frontier {
    */
   async #call(name: ScriptName, args: ScriptArg[]): Promise<unknown> {
     const started = Date.now();
-    for (let attempt = 0;; attempt++) {
+    return await retry(() => {
       if (this.#fatal) throw this.#fatal;
-      try {
-        return await this.#connection.script(name, [this.#prefix, ...args]);
-      } catch (error) {
-        if (this.#closed) throw new QueueError("the queue is closed");
-        // A lease whose answer was lost (a timeout, or a connection that broke after the server ran it) may hold
-        // requests this process never got; the next beat gives back any such ids.
-        if (name === "nwFinish" && Number(args[1]) > 0) this.#maybeOrphans = true;
-        const now = Date.now();
-        if (now - this.#lastHeartbeat > this.#leaseMs) {
-          throw this.#fail(
-            new QueueError(
-              `lost the queue: no heartbeat got through for ${this.#leaseMs / 1000} s (${describe(error)})`,
-            ),
-          );
-        }
-        if (now - started > this.#leaseMs) {
-          throw this.#fail(new QueueError(`the queue kept failing for ${this.#leaseMs / 1000} s: ${describe(error)}`));
-        }
-        if (attempt === 0) this.#options.log.warning(`queue call failed, retrying: ${describe(error)}`);
-        await sleep(Math.min(1000, 100 * (attempt + 1)));
+      return this.#connection.script(name, [this.#prefix, ...args]);
+    }, (error, attempt) => {
+      if (error === this.#fatal) throw error;
+      if (this.#closed) throw new QueueError("the queue is closed");
+      // A lease whose answer was lost (a timeout, or a connection that broke after the server ran it) may hold
+      // requests this process never got; the next beat gives back any such ids.
+      if (name === "nwFinish" && Number(args[1]) > 0) this.#maybeOrphans = true;
+      const now = Date.now();
+      if (now - this.#lastHeartbeat > this.#leaseMs) {
+        throw this.#fail(
+          new QueueError(
+            `lost the queue: no heartbeat got through for ${this.#leaseMs / 1000} s (${describe(error)})`,
+          ),
+        );
       }
-    }
+      if (now - started > this.#leaseMs) {
+        throw this.#fail(new QueueError(`the queue kept failing for ${this.#leaseMs / 1000} s: ${describe(error)}`));
+      }
+      if (attempt === 0) this.#options.log.warning(`queue call failed, retrying: ${describe(error)}`);
+    });
   }
 
   async #heartbeat(joining = false): Promise<void> {

@@ -13,6 +13,20 @@ import { createServer, type Socket } from "node:net";
 import { jsonAnswer } from "./answer.ts";
 import { headEnd, type ParsedHead, parseHead, RequestError } from "./http_parse.ts";
 
+/**
+ * Where the front's deadlines come from: the request deadline, the write stall, the linger and close()'s grace.
+ * The real timers by default; tests give a clock they move by hand, so the 15 s rule is checked in milliseconds.
+ */
+export interface Timers {
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const REAL_TIMERS: Timers = {
+  setTimeout: (callback, ms) => setTimeout(callback, ms),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout> | undefined),
+};
+
 /** What the handler learns about the connection besides the request. */
 export interface RequestInfo {
   /** The client's IP address (IPv4-mapped IPv6 addresses in their IPv4 form). */
@@ -47,6 +61,8 @@ export interface HttpServerOptions {
    * failed), so that they have the shape of every other answer of the service. Left out when not given.
    */
   nodeName?: string;
+  /** The timers the deadlines use; the real ones by default. */
+  timers?: Timers;
 }
 
 /** A running server started by {@link startHttpServer}. */
@@ -130,7 +146,8 @@ interface Connection {
 
 /** Starts serving `handler` on hostname:port; resolves once listening. */
 export async function startHttpServer(handler: FetchHandler, options: HttpServerOptions): Promise<HttpServer> {
-  const limits = { ...DEFAULTS, ...definedOnly(options) };
+  const { timers = REAL_TIMERS, ...rest } = options;
+  const limits = { ...DEFAULTS, ...definedOnly(rest) };
   for (const name of Object.keys(DEFAULTS) as (keyof typeof DEFAULTS)[]) {
     if (!(limits[name] > 0)) throw new RangeError(`${name} must be a positive number, not ${limits[name]}`);
   }
@@ -174,18 +191,18 @@ export async function startHttpServer(handler: FetchHandler, options: HttpServer
     const gone = new AbortController();
     let buffered: Buffer = Buffer.alloc(0);
     let head: ParsedHead | undefined;
-    let timer: ReturnType<typeof setTimeout> | undefined = setTimeout(() => {
+    let timer: unknown = timers.setTimeout(() => {
       // No 408: the spec says such a connection is closed, and a client this slow may not read an answer either.
       if (connection.phase === "reading") socket.destroy();
     }, limits.requestTimeoutMs);
     const setTimer = (ms: number) => {
-      clearTimeout(timer);
-      timer = setTimeout(() => socket.destroy(), ms);
+      timers.clearTimeout(timer);
+      timer = timers.setTimeout(() => socket.destroy(), ms);
     };
 
     socket.setNoDelay(true);
     socket.on("close", () => {
-      clearTimeout(timer);
+      timers.clearTimeout(timer);
       gone.abort(new Error("the client went away"));
       markClosed();
     });
@@ -223,7 +240,7 @@ export async function startHttpServer(handler: FetchHandler, options: HttpServer
 
     async function handle(head: ParsedHead, body: Buffer): Promise<void> {
       connection.phase = "responding";
-      clearTimeout(timer);
+      timers.clearTimeout(timer);
       let request: Request;
       try {
         request = new Request(head.url ?? `http://${head.host ?? listenAuthority(hostname, port)}${head.target}`, {
@@ -254,7 +271,7 @@ export async function startHttpServer(handler: FetchHandler, options: HttpServer
     /** Writes the response, then ends the connection; a broken stream or a lost client cuts it instead. */
     async function respond(response: Response, headOnly: boolean, chunkedOk: boolean): Promise<void> {
       connection.phase = "responding";
-      clearTimeout(timer);
+      timers.clearTimeout(timer);
       let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
       const cancel = () => void reader?.cancel().catch(() => {});
       gone.signal.addEventListener("abort", cancel, { once: true });
@@ -321,9 +338,9 @@ export async function startHttpServer(handler: FetchHandler, options: HttpServer
       if (socket.destroyed) return Promise.reject(new Error("the connection is closed"));
       if (socket.write(data)) return Promise.resolve();
       return new Promise((resolve, reject) => {
-        const stall = setTimeout(() => socket.destroy(), limits.writeStallMs);
+        const stall = timers.setTimeout(() => socket.destroy(), limits.writeStallMs);
         const done = (error?: Error) => {
-          clearTimeout(stall);
+          timers.clearTimeout(stall);
           socket.off("drain", onDrain);
           socket.off("close", onClose);
           if (error) reject(error);
@@ -349,12 +366,12 @@ export async function startHttpServer(handler: FetchHandler, options: HttpServer
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const connection of open) if (connection.phase !== "responding") connection.socket.destroy();
       const inFlight = [...open].map((connection) => connection.closed);
-      let grace: ReturnType<typeof setTimeout> | undefined;
+      let grace: unknown;
       await Promise.race([
         Promise.all(inFlight),
-        new Promise<void>((resolve) => grace = setTimeout(resolve, limits.closeGraceMs)),
+        new Promise<void>((resolve) => grace = timers.setTimeout(resolve, limits.closeGraceMs)),
       ]);
-      clearTimeout(grace);
+      timers.clearTimeout(grace);
       for (const connection of open) connection.socket.destroy();
       await Promise.all([...open].map((connection) => connection.closed));
       await stopped;

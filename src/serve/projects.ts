@@ -7,8 +7,8 @@
  */
 import { statSync } from "node:fs";
 import { basename, dirname, extname, relative, resolve } from "node:path";
-import { spiderFiles } from "../cli/list.ts";
-import { selfCli } from "../cli/self.ts";
+import { spiderFiles } from "../load/spider_files.ts";
+import { selfCli } from "../runtime/self_cli.ts";
 import { maskSecrets } from "../log.ts";
 import { isServeName, NAME_RULE } from "./names.ts";
 import { SpiderCatalog } from "./spider_catalog.ts";

@@ -5,7 +5,7 @@
  */
 import { hostname } from "node:os";
 import { resolve } from "node:path";
-import { selfCli } from "../cli/self.ts";
+import { selfCli } from "../runtime/self_cli.ts";
 import type { Logger } from "../spider/types.ts";
 import { runtime } from "../runtime/mod.ts";
 import { createApp } from "./app.ts";

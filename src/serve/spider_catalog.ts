@@ -14,7 +14,7 @@
 import { createHash } from "node:crypto";
 import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
-import type { InspectResult } from "../cli/inspect.ts";
+import type { InspectResult } from "../load/inspect_result.ts";
 import { type ReaderCommand, readSpiderFiles } from "./spider_reader.ts";
 
 export interface CatalogOptions {

@@ -10,7 +10,7 @@
  * at most one bound and one process start, and never the files around it.
  */
 import { spawn } from "node:child_process";
-import type { InspectResult } from "../cli/inspect.ts";
+import type { InspectResult } from "../load/inspect_result.ts";
 import { runtime } from "../runtime/mod.ts";
 import { spiderEnvironment } from "./child_env.ts";
 

@@ -117,14 +117,10 @@ export function blockCallback(spider: Spider): BoundCallback | undefined {
 /**
  * The spider method a callback name stands for, bound to the spider. Only methods of the spider's own classes
  * (not Spider's, not Object's, no constructor or dunders) plus `parse`, `onBlock`/`on_block` and `_sitemap`: a
- * name from a queue can call nothing else. The same rule applies in-process (`fromQueue: false`); it costs a map
- * lookup, and a spider that works in one process then works with a shared queue.
+ * name from a queue can call nothing else. The same rule applies in-process, so there is no option to tell the two
+ * apart: it costs a map lookup, and a spider that works in one process then works with a shared queue.
  */
-export function resolveCallback(
-  spider: Spider,
-  name: string,
-  _options: { fromQueue: boolean } = { fromQueue: false },
-): BoundCallback {
+export function resolveCallback(spider: Spider, name: string): BoundCallback {
   const methods = spiderMethods(spider);
   let bound = methods.bound.get(name);
   if (!bound) {

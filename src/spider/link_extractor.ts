@@ -4,6 +4,7 @@
  */
 import type { Page } from "./page.ts";
 import { resolveLinks, walkLinks } from "./html_links.ts";
+import { hostInDomains } from "./host_in_domain.ts";
 
 /** A URL pattern: a regular expression, or its source as a string. Searched anywhere in the absolute URL. */
 export type Pattern = string | RegExp;
@@ -54,14 +55,6 @@ function compilePattern(pattern: Pattern, option: string): RegExp {
 function normaliseDomain(domain: string, option: string): string {
   if (typeof domain !== "string" || domain.trim() === "") throw new TypeError(`${option} must be host names`);
   return domain.trim().toLowerCase().replace(/^\.+|\.+$/g, "");
-}
-
-/** Whether `host` is `domain` or one of its subdomains. */
-function hostInDomains(host: string, domains: readonly string[]): boolean {
-  for (const domain of domains) {
-    if (host === domain || (host.endsWith(domain) && host[host.length - domain.length - 1] === ".")) return true;
-  }
-  return false;
 }
 
 /** The extension of a URL path's last segment, lower case ("tar.gz" counts as "gz" and as "tar.gz"). */

@@ -1,5 +1,5 @@
 /** Request and response middlewares (C12): code that sits between the engine and the network. */
-import type { FetchedResponse } from "../fetch/response.ts";
+import type { FetchedResponse } from "./response.ts";
 import type { Request } from "./request.ts";
 import type { Spider } from "./spider.ts";
 

@@ -6,7 +6,7 @@
 import { parseDocument } from "htmlparser2";
 import { type Document, type Element, isTag } from "domhandler";
 import { findOne } from "domutils";
-import type { FetchedResponse } from "../fetch/response.ts";
+import type { FetchedResponse } from "./response.ts";
 import { Request, type RequestOptions } from "./request.ts";
 import { Selection } from "./selection.ts";
 import { decodeBody, detectEncoding } from "./charset.ts";

@@ -77,7 +77,7 @@ export async function checkSteps(
       const name = calledMethod(step.arg);
       if (name === undefined) return { reason: "steps", detail: `step ${index}: a call step that names no method` };
       try {
-        resolveCallback(spider, name, { fromQueue: true });
+        resolveCallback(spider, name);
       } catch (error) {
         return { reason: "steps", detail: `step ${index}: call: ${(error as Error).message}` };
       }

@@ -15,10 +15,5 @@ export type CallbackResult =
   | AsyncIterable<CallbackOutput>
   | Promise<CallbackOutput | CallbackOutput[] | Iterable<CallbackOutput> | AsyncIterable<CallbackOutput>>;
 
-/** Logs for spider code; lines go to standard error with the crawl's level. */
-export interface Logger {
-  debug(message: string, data?: Record<string, unknown>): void;
-  info(message: string, data?: Record<string, unknown>): void;
-  warning(message: string, data?: Record<string, unknown>): void;
-  error(message: string, data?: Record<string, unknown>): void;
-}
+/** Logs for spider code (defined with the logger in src/log.ts; here for the spider API's imports). */
+export type { Logger } from "../log.ts";

@@ -7,6 +7,7 @@ import { chromiumOf, descendants, processes, waitGone } from "../helpers/chromiu
 import { startJsSite } from "../helpers/js_site.ts";
 import { startRedis } from "../helpers/redis.ts";
 import { withTempDir } from "../cli/_run.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
 const SPIDER = new URL("./fixtures/js_shop_spider.ts", import.meta.url).pathname;
 const PRODUCTS = 80;
@@ -14,14 +15,6 @@ const PRODUCTS = 80;
 async function items(path: string): Promise<Array<Record<string, unknown>>> {
   const text = await readFile(path, "utf8").catch(() => "");
   return text.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line));
-}
-
-async function until(what: string, probe: () => Promise<boolean>, ms = 60_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await probe())) {
-    if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 Deno.test("three rendering processes on one Redis, one SIGKILLed: every product is scraped, no Chromium left", async () => {
@@ -54,9 +47,9 @@ Deno.test("three rendering processes on one Redis, one SIGKILLed: every product 
         return { name, process: startCli(args, { timeoutMs: 120_000 }), items: join(dir, `items-${name}.jsonl`) };
       };
       const victim = start("victim", 0.3);
-      await until("the victim renders", async () => (await items(victim.items)).length >= 1);
+      await waitUntil("the victim renders", async () => (await items(victim.items)).length >= 1);
       const survivors = [start("one", 0.02), start("two", 0.02)];
-      await until("the victim has written 3 items", async () => (await items(victim.items)).length >= 3);
+      await waitUntil("the victim has written 3 items", async () => (await items(victim.items)).length >= 3);
       const browsers = chromiumOf(descendants(await processes(), victim.process.pid));
       assert.ok(browsers.length > 0, "the victim was rendering when it was killed");
       await victim.process.kill("SIGKILL");

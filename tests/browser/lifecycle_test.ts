@@ -14,21 +14,12 @@ import { startJsSite } from "../helpers/js_site.ts";
 import { withTempDir } from "../cli/_run.ts";
 import { crawl } from "./_crawl.ts";
 import { JsShop } from "./fixtures/js_shop_spider.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
 const SPIDER = new URL("./fixtures/js_shop_spider.ts", import.meta.url).pathname;
 
 async function chromiumUnder(pid: number) {
   return chromiumOf(descendants(await processes(), pid));
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 const expectedNames = (count: number) => Array.from({ length: count }, (_, i) => `Product ${i + 1}`).sort();
@@ -40,7 +31,7 @@ Deno.test("Chromium killed mid-crawl is started again, and the crawl finishes wi
     spider.site = site.url;
     spider.slow = "0.4";
     const running = crawl(spider);
-    const browser = await until("Chromium runs", async () => {
+    const browser = await waitUntil("Chromium runs", async () => {
       const found = (await chromiumUnder(runtime.pid)).find((process) => process.ppid === runtime.pid);
       return found && site.hits("/list/2") > 0 ? found : undefined;
     });
@@ -60,7 +51,7 @@ Deno.test("a crawl killed with SIGKILL leaves no Chromium behind, by parent or b
   try {
     await withTempDir(async (dir) => {
       const cli = startCli(["crawl", SPIDER, "-a", `site=${site.url}`, "-a", "slow=1", "-O", join(dir, "items.jsonl")]);
-      const browsers = await until("the crawl's Chromium runs", async () => {
+      const browsers = await waitUntil("the crawl's Chromium runs", async () => {
         const found = await chromiumUnder(cli.pid);
         return found.length >= 2 ? found : undefined;
       });
@@ -83,7 +74,7 @@ Deno.test("SIGTERM stops a rendering crawl cleanly: exit 143, feeds closed, Chro
     await withTempDir(async (dir) => {
       const out = join(dir, "items.json");
       const cli = startCli(["crawl", SPIDER, "-a", `site=${site.url}`, "-a", "slow=1", "-O", out]);
-      const browsers = await until("the crawl's Chromium runs", async () => {
+      const browsers = await waitUntil("the crawl's Chromium runs", async () => {
         const found = await chromiumUnder(cli.pid);
         return found.length >= 2 && site.hits("/product/1") > 0 ? found : undefined;
       });

@@ -6,18 +6,9 @@ import { startCli } from "../helpers/cli.ts";
 import { chromiumOf, descendants, processes, waitGone } from "../helpers/chromium.ts";
 import { startJsSite } from "../helpers/js_site.ts";
 import { withTempDir } from "../cli/_run.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
 const PROJECT = fileURLToPath(new URL("./fixtures", import.meta.url));
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const found = await probe().catch(() => undefined);
-    if (found !== undefined) return found;
-    if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 Deno.test("a rendering job cancelled in netweir serve leaves no Chromium process", async () => {
   const site = await startJsSite({ products: 300, perPage: 10 });
@@ -33,17 +24,17 @@ Deno.test("a rendering job cancelled in netweir serve leaves no Chromium process
       const scheduled = await post("schedule.json", { project: "js", spider: "JsShop", site: site.url, slow: "1" });
       assert.equal(scheduled.status, "ok", JSON.stringify(scheduled));
       const job = String(scheduled.jobid);
-      const pid = await until("the job runs", async () => {
+      const pid = await waitUntil("the job runs", async () => {
         const listed = await (await fetch(url + "listjobs.json")).json();
         return listed.running.find((running: { id: string }) => running.id === job)?.pid as number | undefined;
       });
-      const browsers = await until("the job's Chromium runs", async () => {
+      const browsers = await waitUntil("the job's Chromium runs", async () => {
         const found = chromiumOf(descendants(await processes(), pid));
         return found.length >= 2 ? found : undefined;
       });
       const cancelled = await post("cancel.json", { project: "js", job });
       assert.equal(cancelled.prevstate, "running");
-      await until("the job has ended", async () => {
+      await waitUntil("the job has ended", async () => {
         const listed = await (await fetch(url + "listjobs.json")).json();
         return listed.finished.some((finished: { id: string }) => finished.id === job) || undefined;
       });

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { parquetReadObjects } from "hyparquet";
 import { startFixtureSite } from "../helpers/fixture_site.ts";
 import { startCli } from "../helpers/cli.ts";
+import { waitUntil } from "../helpers/wait.ts";
 import { fixture, runCli, withTempDir } from "./_run.ts";
 
 const SPIDER = fixture("shop_spider.ts");
@@ -124,6 +125,7 @@ Deno.test("SIGINT stops a crawl cleanly: files are valid, stats say shutdown, ex
       const json = join(dir, "items.json");
       const xml = join(dir, "items.xml");
       const stats = join(dir, "stats.json");
+      const lines = join(dir, "items.jsonl");
       const crawl = startCli([
         "crawl",
         SPIDER,
@@ -135,16 +137,22 @@ Deno.test("SIGINT stops a crawl cleanly: files are valid, stats say shutdown, ex
         json,
         "-O",
         xml,
+        "-O",
+        lines,
         "--stats-file",
         stats,
         "-s",
         "timeout=120",
       ]);
-      // The shop is done long before /hang answers; wait until the items are in, then interrupt.
-      while (site.hits("/hang") === 0 || site.requests.filter((r) => r.path.includes("index.html")).length < 20) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The shop is done long before /hang answers. A feed has each page's items in the file before the page counts
+      // as done, so 20 lines in the JSON Lines feed (written batch by batch) means all 20 items are in: interrupt then.
+      await waitUntil(
+        "/hang requested and 20 items written",
+        async () =>
+          site.hits("/hang") > 0 &&
+          (await readFile(lines, "utf8").catch(() => "")).split("\n").filter((line) => line !== "").length === 20,
+        60_000,
+      );
       await crawl.kill("SIGINT");
       const result = await crawl.wait();
       assert.equal(result.code, 130, result.stderr);

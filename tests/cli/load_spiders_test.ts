@@ -1,7 +1,7 @@
 /** Loading spider files and picking the spider a command asked for. */
 import assert from "node:assert/strict";
 import { UsageError } from "../../src/errors.ts";
-import { loadSpiders, pickSpider, spiderClassName } from "../../src/cli/load_spiders.ts";
+import { loadSpiders, pickSpider, spiderClassName } from "../../src/load/spiders.ts";
 import { Spider } from "../../src/spider/spider.ts";
 import { fixture } from "./_run.ts";
 

@@ -20,6 +20,7 @@ import { type RedisServer, startRedis } from "../helpers/redis.ts";
 import { sendSignal } from "../helpers/signal.ts";
 import { fixture, withTempDir } from "./_run.ts";
 import { Fed } from "./fixtures/fed_spider.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
 const book = (n: number) => `http://127.0.0.1:8000/catalogue/book-${n}.html`;
 
@@ -45,15 +46,6 @@ function assertFailed(result: RunResult, code: number, message: RegExp): void {
   assert.equal(result.stdout, "");
   assert.match(result.stderr, /^netweir: [^\n]+\n$/, result.stderr);
   assert.match(result.stderr, message);
-}
-
-/** Polls `check` every 100 ms until it is true; fails after `ms` (a guard against hanging, not a timing test). */
-async function waitUntil(what: string, check: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 Deno.test("queue push puts URLs from its arguments into the crawl's queue, leaving out those already seen", async () => {

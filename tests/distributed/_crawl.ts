@@ -10,6 +10,7 @@ import { shopBook, shopPaths } from "../../examples/shop.ts";
 import { type RunningProcess, startCli } from "../helpers/cli.ts";
 import type { FixtureSite } from "../helpers/fixture_site.ts";
 import type { RedisServer, RespValue } from "../helpers/redis.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
 /** The distributed tests' spiders (Shop, Logins). */
 export const SPIDERS: string = fileURLToPath(new URL("./fixtures/spiders.ts", import.meta.url));
@@ -128,16 +129,7 @@ export function duplicates(values: readonly unknown[]): string[] {
   return [...twice];
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Waits until `check` is true, polling; fails with `what` after `timeoutMs` (a guard, not a measurement). */
-export async function waitUntil(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!await check()) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting: ${what}`);
-    await sleep(50);
-  }
-}
+export { waitUntil };
 
 /** Every value stored under `pattern`'s keys, whatever their type, as text: what someone reading Redis sees. */
 export async function storedValues(redis: RedisServer, pattern: string): Promise<string[]> {

@@ -6,8 +6,7 @@ import { runCli } from "../helpers/cli.ts";
 import { startFixtureSite } from "../helpers/fixture_site.ts";
 import { startRedis } from "../helpers/redis.ts";
 import { bookUrls, readItems, startCrawler, waitUntil } from "./_crawl.ts";
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { sleep } from "../helpers/wait.ts";
 
 Deno.test("with queue_idle null a process waits for more after the queue runs dry, and SIGINT ends it with nothing lost", async () => {
   const books = 20;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { blockReason } from "../../src/fetch/blocks.ts";
-import { makeResponse } from "../../src/fetch/response.ts";
+import { makeResponse } from "../../src/spider/response.ts";
 import { Request } from "../../src/spider/request.ts";
 
 function response(status: number, body: string, headers: Record<string, string> = {}) {

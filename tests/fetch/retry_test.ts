@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { FetchError } from "../../src/errors.ts";
-import { makeResponse } from "../../src/fetch/response.ts";
+import { makeResponse } from "../../src/spider/response.ts";
 import { parseRetryAfter, retryDelay, retryReason } from "../../src/fetch/retry.ts";
 import { Request } from "../../src/spider/request.ts";
 import { startFixtureSite } from "../helpers/fixture_site.ts";

@@ -1,6 +1,6 @@
 /** Shared by the fetch tests: a downloader from settings, quiet logs, and reading JSON bodies. */
 import { Downloader } from "../../src/fetch/downloader.ts";
-import type { FetchedResponse } from "../../src/fetch/response.ts";
+import type { FetchedResponse } from "../../src/spider/response.ts";
 import { createLogger } from "../../src/log.ts";
 import { Settings, type SettingsInit } from "../../src/settings/settings.ts";
 import type { SettingValues } from "../../src/settings/table.ts";

@@ -20,6 +20,7 @@ import { runtime } from "../../src/runtime/mod.ts";
 import { freePort } from "./free_port.ts";
 import { type RespValue, sendCommand } from "./resp.ts";
 import { sendSignal, type TestSignal } from "./signal.ts";
+import { sleep } from "./wait.ts";
 
 export type { RespValue } from "./resp.ts";
 
@@ -108,8 +109,6 @@ function spawnServer(port: number, dir: string, options: RedisOptions): Running 
   });
   return { child, exited: done, hasExited: () => exited, output: () => output };
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Waits until the server answers PING, and checks that it is our process that answers, not another Redis. */
 async function waitReady(port: number, running: Running): Promise<void> {

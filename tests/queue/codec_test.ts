@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { makeResponse } from "../../src/fetch/response.ts";
+import { makeResponse } from "../../src/spider/response.ts";
 import { decodeRequest, encodeRequest } from "../../src/queue/codec.ts";
 import { runCallback } from "../../src/spider/callbacks.ts";
 import { Page } from "../../src/spider/page.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { canonicalUrl, fingerprint } from "../../src/queue/fingerprint.ts";
+import { canonicalUrl, fingerprint } from "../../src/spider/fingerprint.ts";
 import { Request } from "../../src/spider/request.ts";
 
 const get = (url: string) => fingerprint({ method: "GET", url });

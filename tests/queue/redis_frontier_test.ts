@@ -12,6 +12,7 @@ import type { Logger } from "../../src/spider/types.ts";
 import { startRedis } from "../helpers/redis.ts";
 import { BAD_ENTRIES_SHOWN } from "../../src/queue/bad_entries.ts";
 import { heldEntry, hostList, pushRaw, waitingEntries } from "./_layout.ts";
+import { sleep } from "../helpers/wait.ts";
 
 class Books extends Spider {
   parseBook(page: Page) {
@@ -49,8 +50,6 @@ function open(
 function newKey(): string {
   return `test-${++keys}`;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const url = (n: number | string) => `http://127.0.0.1:9/page/${n}`;
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { hash } from "node:crypto";
-import { sha1Hex } from "../../src/queue/sha1.ts";
+import { sha1Hex } from "../../src/spider/sha1.ts";
 
 const reference = (text: string) => hash("sha1", text, "hex");
 

@@ -15,6 +15,7 @@
 import { runCommand } from "../helpers/command.ts";
 import { fileURLToPath } from "node:url";
 import { type RunningProcess, type RunOptions, type RunResult, startCli } from "../helpers/cli.ts";
+import { sleep } from "../helpers/wait.ts";
 
 /** tests/serve/fixtures/e2e: the project the end-to-end tests serve as `shop` (books.ts, stubborn.ts). */
 export const E2E_PROJECT: string = fileURLToPath(new URL("./fixtures/e2e", import.meta.url));
@@ -33,8 +34,6 @@ export interface ListedJob {
 }
 
 export type JobList = Record<"pending" | "running" | "finished", ListedJob[]>;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Asks `check` every 100 ms until it returns something other than undefined. A check that throws (a connection

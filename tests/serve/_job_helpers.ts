@@ -8,6 +8,7 @@ import type { Logger } from "../../src/spider/types.ts";
 import type { CliCommand } from "../../src/serve/job_runner.ts";
 import type { NewJob } from "../../src/serve/types.ts";
 import { processExists } from "../helpers/signal.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
 /** tests/serve/fixtures/fake_crawl.ts, run the way the runner runs `netweir`. */
 export const FAKE_CRAWL: CliCommand = runtime.selfCommand(
@@ -36,18 +37,7 @@ export function memoryLog(): Logger & { lines: string[] } {
   return { lines, debug: write("DEBUG"), info: write("INFO"), warning: write("WARNING"), error: write("ERROR") };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Waits until `check` returns something other than undefined; fails after `timeoutMs` (a guard, not a measure). */
-export async function waitUntil<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await check();
-    if (value !== undefined) return value;
-    await sleep(20);
-  }
-  throw new Error(`gave up waiting for ${what} after ${timeoutMs} ms`);
-}
+export { waitUntil };
 
 /** Waits until `file` exists and matches `pattern`; resolves with the match. */
 export function waitForText(file: string, pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray> {

@@ -4,6 +4,7 @@ import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { withTempDir } from "./_setup.ts";
 import { poll, type ServeProcess, startServe, stopQuietly } from "./_e2e_service.ts";
+import { sleep } from "../helpers/wait.ts";
 
 /** No login from the environment the tests run in. */
 const NO_LOGIN = { NETWEIR_SERVE_USERNAME: undefined, NETWEIR_SERVE_PASSWORD: undefined };
@@ -31,8 +32,6 @@ function openConnection(port: number, localAddress?: string): Promise<RawConnect
     socket.once("error", reject);
   });
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 Deno.test("one address gets 8 connections at once: a 9th is closed unanswered", async () => {
   let service: ServeProcess | undefined;

@@ -6,6 +6,9 @@ import {
   type HttpServerOptions,
   startHttpServer,
 } from "../../src/serve/http_server.ts";
+import { setImmediate } from "node:timers";
+import { ManualClock } from "../helpers/manual_clock.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
 /** A client socket that records what it receives and when it closes. */
 interface RawClient {
@@ -49,18 +52,6 @@ function parseAnswer(answer: string): { status: number; headers: string[]; body:
     headers: headers.map((h) => h.toLowerCase()),
     body: answer.slice(split + 4),
   };
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if (condition()) return;
-    await delay(10);
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 async function withServer(
@@ -177,7 +168,7 @@ Deno.test("the 9th connection from one address is closed unanswered while the 8 
   await withServer(ok, {}, async (server) => {
     const eight = await Promise.all(Array.from({ length: 8 }, () => rawClient(server.port)));
     try {
-      await until(() => server.connections() === 8, "8 connections");
+      await waitUntil("8 connections", () => server.connections() === 8);
       const ninth = await rawClient(server.port);
       assert.equal(await ninth.closed, "", "the 9th gets no answer");
       assert.equal(server.connections(), 8);
@@ -185,7 +176,7 @@ Deno.test("the 9th connection from one address is closed unanswered while the 8 
 
       eight[0].socket.write(GET);
       assert.match(await eight[0].closed, /^HTTP\/1\.1 200 OK\r\n/);
-      await until(() => server.connections() === 7, "the finished connection to go");
+      await waitUntil("the finished connection to go", () => server.connections() === 7);
       const another = await rawClient(server.port);
       another.socket.write(GET);
       assert.match(await another.closed, /^HTTP\/1\.1 200 OK\r\n/);
@@ -200,7 +191,7 @@ Deno.test("past maxConnections a new connection is closed unanswered, whatever i
   await withServer(ok, { maxConnections: 5, maxPerAddress: 100 }, async (server) => {
     const five = await Promise.all(Array.from({ length: 5 }, () => rawClient(server.port)));
     try {
-      await until(() => server.connections() === 5, "5 connections");
+      await waitUntil("5 connections", () => server.connections() === 5);
       const sixth = await rawClient(server.port);
       assert.equal(await sixth.closed, "");
       assert.ok(five.every((client) => !client.isClosed()));
@@ -213,12 +204,16 @@ Deno.test("past maxConnections a new connection is closed unanswered, whatever i
   });
 });
 
-/** Sends `request` one byte a second until the connection closes; returns how many bytes went out. */
-async function trickle(client: RawClient, request: string): Promise<number> {
+/**
+ * Sends `request` a byte per virtual second of `clock` until the connection closes; returns how many bytes went out.
+ * Each byte is written before the clock moves, so the server has it before the next deadline check.
+ */
+async function trickle(client: RawClient, request: string, clock: ManualClock): Promise<number> {
   let sent = 0;
   while (!client.isClosed() && sent < request.length) {
     client.socket.write(request[sent++]);
-    await Promise.race([delay(1000), client.closed]);
+    await clock.advance(1000);
+    await Promise.race([client.closed, new Promise((resolve) => setImmediate(resolve))]);
   }
   return sent;
 }
@@ -226,9 +221,11 @@ async function trickle(client: RawClient, request: string): Promise<number> {
 Deno.test("a request trickling in a byte a second is closed unanswered at the deadline", async () => {
   let calls = 0;
   const handler: FetchHandler = () => (calls++, new Response("ok"));
-  await withServer(handler, { requestTimeoutMs: 1500 }, async (server) => {
+  const clock = new ManualClock();
+  await withServer(handler, { requestTimeoutMs: 1500, timers: clock }, async (server) => {
     const client = await rawClient(server.port);
-    const sent = await trickle(client, GET);
+    await waitUntil("the connection accepted", () => server.connections() === 1);
+    const sent = await trickle(client, GET, clock);
     assert.ok(client.isClosed());
     assert.ok(sent < GET.length, "closed before the request was complete");
     assert.equal(client.received(), "");
@@ -237,16 +234,29 @@ Deno.test("a request trickling in a byte a second is closed unanswered at the de
 });
 
 Deno.test("by default a slow request is still open at 10 s and closed by 17 s (the spec's 15 s)", async () => {
-  await withServer(ok, {}, async (server) => {
-    const client = await rawClient(server.port);
-    const request = "GET /daemonstatus.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"; // 51 bytes: longer than 17 s
-    const sending = trickle(client, request);
-    await delay(10_000);
-    assert.equal(client.isClosed(), false, "open at 10 s");
-    await Promise.race([client.closed, delay(7_000)]);
-    assert.equal(client.isClosed(), true, "closed by 17 s");
-    assert.equal(client.received(), "");
-    await sending;
+  const clock = new ManualClock();
+  await withServer(ok, { timers: clock }, async (server) => {
+    const request = "GET /daemonstatus.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    // Both connect at the same virtual moment and send a byte a second: never idle, never whole.
+    const finished = await rawClient(server.port);
+    const slow = await rawClient(server.port);
+    await waitUntil("both connections accepted", () => server.connections() === 2);
+    for (let second = 0; second < 10; second++) {
+      finished.socket.write(request[second]);
+      slow.socket.write(request[second]);
+      await clock.advance(1000);
+    }
+    assert.equal(slow.isClosed(), false, "open at 10 s");
+    await clock.advance(4_999);
+    // Open at 14.999 s: the rest of the request, sent now, is answered.
+    finished.socket.write(request.slice(10));
+    assert.match(await finished.closed, /^HTTP\/1\.1 200 OK\r\n/);
+    assert.equal(slow.isClosed(), false, "open at 14.999 s");
+    await clock.advance(1);
+    await waitUntil("the close at 15 s", () => slow.isClosed());
+    assert.equal(slow.received(), "", "closed at 15 s, unanswered");
+    await clock.advance(2_000);
+    assert.equal(slow.isClosed(), true, "closed by 17 s");
   });
 });
 
@@ -300,7 +310,7 @@ Deno.test("a client expecting 100-continue is told to go on", async () => {
   await withServer(handler, {}, async (server) => {
     const client = await rawClient(server.port);
     client.socket.write("POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n");
-    await until(() => client.received().includes("\r\n\r\n"), "100 Continue");
+    await waitUntil("100 Continue", () => client.received().includes("\r\n\r\n"));
     assert.equal(client.received(), "HTTP/1.1 100 Continue\r\n\r\n");
     client.socket.write("hello");
     const answer = (await client.closed).slice("HTTP/1.1 100 Continue\r\n\r\n".length);
@@ -367,7 +377,7 @@ Deno.test("close() lets a slow response in flight finish, and refuses new connec
   const server = await startHttpServer(() => new Response(slowBody(5, 100)), { hostname: "127.0.0.1", port: 0 });
   const client = await rawClient(server.port);
   client.socket.write(GET);
-  await until(() => client.received().includes("part0;"), "the first part");
+  await waitUntil("the first part", () => client.received().includes("part0;"));
   const closing = server.close();
   const answer = parseAnswer(await client.closed);
   await closing;
@@ -384,7 +394,7 @@ Deno.test("close() cuts a response that outlasts the grace period, and the body 
   const idle = await rawClient(server.port);
   const client = await rawClient(server.port);
   client.socket.write(GET);
-  await until(() => client.received().includes("part0;"), "the first part");
+  await waitUntil("the first part", () => client.received().includes("part0;"));
   await server.close();
   assert.equal(await idle.closed, "", "an idle connection is ended at once");
   const answer = await client.closed;

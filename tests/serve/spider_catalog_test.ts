@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { mkdir, readFile, rename, stat, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { selfCli } from "../../src/cli/self.ts";
+import { selfCli } from "../../src/runtime/self_cli.ts";
 import { createProjectRegistry } from "../../src/serve/projects.ts";
 import { SpiderCatalog } from "../../src/serve/spider_catalog.ts";
 import { withTempDir } from "./_setup.ts";

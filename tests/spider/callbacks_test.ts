@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { makeResponse } from "../../src/fetch/response.ts";
+import { makeResponse } from "../../src/spider/response.ts";
 import {
   callbackName,
   resolveCallback,
@@ -84,50 +84,48 @@ Deno.test("callbackName refuses arrow functions, bound methods and functions tha
 Deno.test("resolveCallback finds own, inherited and special methods, bound to the spider", async () => {
   const spider = new Shop();
   const request = new Request("http://127.0.0.1/p");
-  assert.deepEqual(await resolveCallback(spider, "parseItem", { fromQueue: true })(page(request)), {
+  assert.deepEqual(await resolveCallback(spider, "parseItem")(page(request)), {
     from: "shop item",
     spider: "shop",
   });
-  assert.deepEqual(resolveCallback(spider, "parseList", { fromQueue: true })(page(request)), {
+  assert.deepEqual(resolveCallback(spider, "parseList")(page(request)), {
     from: "base list",
     url: "http://127.0.0.1/p",
   });
-  assert.deepEqual(resolveCallback(spider, "on_block", { fromQueue: true })(page(request)), { blocked: true });
-  assert.deepEqual(resolveCallback(spider, "onBlock", { fromQueue: true })(page(request)), { blocked: true });
-  assert.deepEqual(resolveCallback(spider, "_sitemap", { fromQueue: true })(page(request)), { sitemap: true });
+  assert.deepEqual(resolveCallback(spider, "on_block")(page(request)), { blocked: true });
+  assert.deepEqual(resolveCallback(spider, "onBlock")(page(request)), { blocked: true });
+  assert.deepEqual(resolveCallback(spider, "_sitemap")(page(request)), { sitemap: true });
   assert.equal(resolveCallback(spider, "parse"), resolveCallback(spider, "parse"), "cached per spider");
 });
 
 Deno.test("resolveCallback refuses constructor, dunders, Object's and Spider's members and unknown names", () => {
   const spider = new Shop();
-  for (const fromQueue of [true, false]) {
-    for (
-      const name of [
-        "constructor",
-        "__proto__",
-        "__defineGetter__",
-        "toString",
-        "hasOwnProperty",
-        "valueOf",
-        "closed",
-        "start",
-        "arrow",
-        "computed",
-        "name",
-        "startUrls",
-        "missing",
-        "",
-      ]
-    ) {
-      assert.throws(() => resolveCallback(spider, name, { fromQueue }), TypeError, name);
-    }
+  for (
+    const name of [
+      "constructor",
+      "__proto__",
+      "__defineGetter__",
+      "toString",
+      "hasOwnProperty",
+      "valueOf",
+      "closed",
+      "start",
+      "arrow",
+      "computed",
+      "name",
+      "startUrls",
+      "missing",
+      "",
+    ]
+  ) {
+    assert.throws(() => resolveCallback(spider, name), TypeError, name);
   }
 });
 
 Deno.test("a spider with no onBlock cannot be called back under that name; _sitemap is every spider's", () => {
   class Plain extends Spider {}
-  assert.throws(() => resolveCallback(new Plain(), "on_block", { fromQueue: true }), TypeError);
-  assert.equal(typeof resolveCallback(new Plain(), "_sitemap", { fromQueue: true }), "function");
+  assert.throws(() => resolveCallback(new Plain(), "on_block"), TypeError);
+  assert.equal(typeof resolveCallback(new Plain(), "_sitemap"), "function");
 });
 
 /** A spider whose callbacks return every style a callback may use. */

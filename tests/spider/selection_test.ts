@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { makeResponse } from "../../src/fetch/response.ts";
+import { makeResponse } from "../../src/spider/response.ts";
 import { Page } from "../../src/spider/page.ts";
 import { Request } from "../../src/spider/request.ts";
 import { parseSelector, Selection } from "../../src/spider/selection.ts";

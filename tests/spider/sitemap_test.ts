@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { gzipSync } from "node:zlib";
-import { makeResponse } from "../../src/fetch/response.ts";
+import { makeResponse } from "../../src/spider/response.ts";
 import { Page } from "../../src/spider/page.ts";
 import { Request } from "../../src/spider/request.ts";
 import { type SitemapOptions, sitemapRequests } from "../../src/spider/sitemap.ts";

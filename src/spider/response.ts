@@ -1,5 +1,5 @@
 /** A downloaded response: what the fetch layer hands the engine, and what a Page is built from. */
-import type { Request } from "../spider/request.ts";
+import type { Request } from "./request.ts";
 
 export interface FetchedResponse {
   /** The final URL, after redirects. */

@@ -5,10 +5,9 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { UsageError } from "../errors.ts";
+import { firstLine, UsageError } from "../errors.ts";
 import { runtime } from "../runtime/mod.ts";
 import { isForeignSpiderClass, isSpiderClass, type SpiderClass } from "../spider/spider.ts";
-import { firstLine } from "./errors.ts";
 
 /**
  * Imports a spider file (relative to the working directory) and returns the Spider subclasses it exports, each
