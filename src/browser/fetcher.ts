@@ -4,7 +4,7 @@
  */
 import { FetchError } from "../errors.ts";
 import type { Downloader, FetchOptions } from "../fetch/downloader.ts";
-import { RedirectRefused } from "../fetch/downloader.ts";
+import { RedirectRefused, timeoutFor } from "../fetch/downloader.ts";
 import type { FetchedResponse } from "../spider/response.ts";
 import type { SettingValues } from "../settings/table.ts";
 import type { Request } from "../spider/request.ts";
@@ -12,7 +12,7 @@ import type { Spider } from "../spider/spider.ts";
 import type { Logger } from "../spider/types.ts";
 import { BrowserMissingError, findBrowser } from "./find_browser.ts";
 import { TabPool, tabProxy } from "./pool.ts";
-import { CrawlFailure, renderInTab, renderSeconds } from "./render.ts";
+import { CrawlFailure, renderInTab } from "./render.ts";
 
 /** Chromium's names for the resource types `browser_block` names in lower case. */
 const RESOURCE_TYPES: Record<string, string> = {
@@ -108,7 +108,7 @@ export class BrowserFetcher {
     let seconds: number;
     let proxy: string | undefined;
     try {
-      seconds = renderSeconds(request, settings.timeout);
+      seconds = timeoutFor(request, settings);
       // Chosen once for the whole page, so every document of it goes the same way as its sub-resources.
       proxy = downloader.proxyFor(request);
     } catch (error) {

@@ -208,16 +208,6 @@ class Traffic implements TabListener {
   }
 }
 
-/** Seconds the whole render may take: the request's `timeout`, else meta `download_timeout`, else the setting. */
-export function renderSeconds(request: Request, fallback: number): number {
-  const value = request.timeout ?? request.meta.download_timeout ?? fallback;
-  const seconds = typeof value === "string" ? Number(value) : value;
-  if (typeof seconds !== "number" || !(seconds > 0)) {
-    throw new RangeError(`timeout of ${request.url} must be a number of seconds above 0, not ${String(value)}`);
-  }
-  return seconds;
-}
-
 function abortPromise(signal: AbortSignal): Promise<never> {
   return new Promise((_, reject) => {
     const fail = () => reject(new FetchError("aborted", "rendering stopped: the crawl is stopping"));

@@ -315,8 +315,11 @@ function redirectTarget(response: Response, base: URL): URL | undefined {
   return target.protocol === "http:" || target.protocol === "https:" ? target : undefined;
 }
 
-/** Seconds for the whole response: the request's `timeout`, else meta `download_timeout`, else the setting. */
-function timeoutFor(request: Request, settings: DownloaderSettings): number {
+/**
+ * Seconds for the whole response: the request's `timeout`, else meta `download_timeout`, else the setting. A
+ * rendered page takes the same time for its whole render.
+ */
+export function timeoutFor(request: Request, settings: Pick<DownloaderSettings, "timeout">): number {
   const value = request.timeout ?? request.meta.download_timeout ?? settings.timeout;
   const seconds = typeof value === "string" ? Number(value) : value;
   if (typeof seconds !== "number" || !(seconds > 0)) {

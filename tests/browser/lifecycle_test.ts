@@ -9,10 +9,10 @@ import { Request, Spider } from "../../mod.ts";
 import { runtime } from "../../src/runtime/mod.ts";
 import { runCli, startCli } from "../helpers/cli.ts";
 import { sendSignal } from "../helpers/signal.ts";
-import { chromiumOf, descendants, processes, waitGone } from "../helpers/chromium.ts";
+import { chromiumOf, descendants, markedBrowser, markedChromium, processes, waitGone } from "../helpers/chromium.ts";
 import { startJsSite } from "../helpers/js_site.ts";
 import { withTempDir } from "../cli/_run.ts";
-import { crawl } from "./_crawl.ts";
+import { crawl } from "../helpers/crawl_in_process.ts";
 import { JsShop } from "./fixtures/js_shop_spider.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
@@ -27,20 +27,25 @@ const expectedNames = (count: number) => Array.from({ length: count }, (_, i) =>
 Deno.test("Chromium killed mid-crawl is started again, and the crawl finishes with nothing missing", async () => {
   const site = await startJsSite({ products: 60, perPage: 10 });
   try {
-    const spider = new JsShop();
-    spider.site = site.url;
-    spider.slow = "0.4";
-    const running = crawl(spider);
-    const browser = await waitUntil("Chromium runs", async () => {
-      const found = (await chromiumUnder(runtime.pid)).find((process) => process.ppid === runtime.pid);
-      return found && site.hits("/list/2") > 0 ? found : undefined;
+    await withTempDir(async (dir) => {
+      const mark = crypto.randomUUID();
+      const spider = new JsShop();
+      spider.site = site.url;
+      spider.slow = "0.4";
+      const running = crawl(spider, { browserPath: await markedBrowser(dir, mark) });
+      // The browser process itself: the one of this crawl's Chromium processes whose parent is this process.
+      const browser = await waitUntil("Chromium runs", async () => {
+        const found = (await markedChromium(mark)).find((process) => process.ppid === runtime.pid);
+        return found && site.hits("/list/2") > 0 ? found : undefined;
+      });
+      await sendSignal(browser.pid, "SIGKILL");
+      const { items, stats } = await running;
+      assert.deepEqual(items.map((item) => item.name).sort(), expectedNames(60));
+      assert.ok((stats["browser.restarts"] as number) >= 1, JSON.stringify(stats));
+      assert.equal(stats.errors, 0);
+      const left = (await markedChromium(mark)).map((process) => process.pid);
+      assert.deepEqual(await waitGone(left, 5000), [], "and the second Chromium is closed at the end");
     });
-    await sendSignal(browser.pid, "SIGKILL");
-    const { items, stats } = await running;
-    assert.deepEqual(items.map((item) => item.name).sort(), expectedNames(60));
-    assert.ok((stats["browser.restarts"] as number) >= 1, JSON.stringify(stats));
-    assert.equal(stats.errors, 0);
-    assert.deepEqual(await chromiumUnder(runtime.pid), [], "and the second Chromium is closed at the end");
   } finally {
     await site.close();
   }
@@ -60,8 +65,12 @@ Deno.test("a crawl killed with SIGKILL leaves no Chromium behind, by parent or b
       await cli.kill("SIGKILL");
       await cli.wait();
       assert.deepEqual(await waitGone(browsers.map((process) => process.pid)), [], "no Chromium process is left");
-      const inGroup = chromiumOf((await processes()).filter((process) => process.pgid === group));
-      assert.deepEqual(inGroup, []);
+      // Other tests' Chromium may share the group (tests run at once in this process): an orphan of the killed crawl
+      // would be one no longer under this process.
+      const all = await processes();
+      const ours = new Set(descendants(all, runtime.pid).map((process) => process.pid));
+      const orphans = chromiumOf(all.filter((process) => process.pgid === group && !ours.has(process.pid)));
+      assert.deepEqual(orphans, []);
     });
   } finally {
     await site.close();

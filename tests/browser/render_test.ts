@@ -1,7 +1,10 @@
 import assert from "node:assert/strict";
 import { type Page, Request, Spider } from "../../mod.ts";
 import { startJsSite } from "../helpers/js_site.ts";
-import { crawl, LOAD_ALL } from "./_crawl.ts";
+import { crawl } from "../helpers/crawl_in_process.ts";
+
+/** The steps that show every product of a listing page: click "Load more", wait until the rest is in. */
+const LOAD_ALL = [{ click: "#more" }, { wait_for: "body[data-loaded=all]" }];
 
 class JsShop extends Spider {
   constructor(readonly first: string, readonly render: boolean) {

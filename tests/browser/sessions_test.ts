@@ -6,7 +6,7 @@ import { gunzipSync } from "node:zlib";
 import { type Page, Request, Spider } from "../../mod.ts";
 import { startJsSite } from "../helpers/js_site.ts";
 import { startProxy } from "../helpers/proxy.ts";
-import { crawl } from "./_crawl.ts";
+import { crawl } from "../helpers/crawl_in_process.ts";
 
 Deno.test("cookies cross both ways: an HTTP login is sent by the browser, a script's cookie by later HTTP requests", async () => {
   const site = await startJsSite();

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserPage, type Page, Request, Spider, type Step } from "../../mod.ts";
 import { startJsSite } from "../helpers/js_site.ts";
-import { crawl } from "./_crawl.ts";
+import { crawl } from "../helpers/crawl_in_process.ts";
 
 /** A spider that renders one URL with the given steps and keeps the page it got. */
 class OnePage extends Spider {

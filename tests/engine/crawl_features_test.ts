@@ -1,37 +1,9 @@
 import assert from "node:assert/strict";
-import {
-  Crawl,
-  type FetchedResponse,
-  type Item,
-  type Page,
-  Request,
-  resolveCrawlSettings,
-  Rule,
-  Settings,
-  type SettingsInit,
-  Spider,
-} from "../../mod.ts";
-import { createLogger } from "../../src/log.ts";
+import { type FetchedResponse, type Item, type Page, Request, Rule, Settings, Spider } from "../../mod.ts";
+import { crawl } from "../helpers/crawl_in_process.ts";
 import { startFixtureSite } from "../helpers/fixture_site.ts";
 import { startProxy } from "../helpers/proxy.ts";
 import { ListSpider, ShopSpider } from "./_spiders.ts";
-
-const quiet = createLogger("error", () => {});
-
-async function crawl(spider: Spider, settings: SettingsInit = {}) {
-  const items: Item[] = [];
-  const values = resolveCrawlSettings({
-    spider: spider.settings,
-    profiles: spider.profiles,
-    overrides: new Settings({ autothrottle: false, retryBackoff: 0.01, progress: false, ...settings }),
-  });
-  const run = new Crawl(spider, {
-    settings: values,
-    log: quiet,
-    sink: { write: (batch) => Promise.resolve(void items.push(...batch)), close: () => Promise.resolve() },
-  });
-  return { items, stats: await run.run() };
-}
 
 Deno.test("cookies set by one page are sent with the next request", async () => {
   const site = await startFixtureSite();

@@ -59,3 +59,27 @@ export async function waitGone(pids: number[], ms = 10_000): Promise<number[]> {
   }
   return left;
 }
+
+/**
+ * A browser_path for one test: a script that runs Debian's Chromium with `NETWEIR_TEST_BROWSER=MARK` in its
+ * environment, which every Chromium process inherits. Tests running at once in one process (deno test --parallel)
+ * then tell their own Chromium from the others' by {@link markedChromium}.
+ */
+export async function markedBrowser(dir: string, mark: string): Promise<string> {
+  const { writeFile, chmod } = await import("node:fs/promises");
+  const path = `${dir}/chromium-${mark}`;
+  await writeFile(path, `#!/bin/sh\nNETWEIR_TEST_BROWSER=${mark} exec /usr/bin/chromium "$@"\n`);
+  await chmod(path, 0o755);
+  return path;
+}
+
+/** The Chromium processes started through {@link markedBrowser} with `mark`. */
+export async function markedChromium(mark: string): Promise<ProcessInfo[]> {
+  const { readFile } = await import("node:fs/promises");
+  const found: ProcessInfo[] = [];
+  for (const process of chromiumOf(await processes())) {
+    const environment = await readFile(`/proc/${process.pid}/environ`, "latin1").catch(() => "");
+    if (environment.split("\0").includes(`NETWEIR_TEST_BROWSER=${mark}`)) found.push(process);
+  }
+  return found;
+}

@@ -1,4 +1,4 @@
-/** Running a crawl in this process for the rendering tests, with its items and the log lines it wrote. */
+/** Running a crawl in this process, for tests: its items, its stats and the log lines it wrote. */
 import { Crawl, type Item, resolveCrawlSettings, Settings, type SettingsInit, type Spider } from "../../mod.ts";
 import { createLogger } from "../../src/log.ts";
 
@@ -18,6 +18,3 @@ export async function crawl(spider: Spider, settings: SettingsInit = {}) {
   const stats = await run.run();
   return { items, stats, lines };
 }
-
-/** The steps that show every product of a listing page: click "Load more", wait until the rest is in. */
-export const LOAD_ALL = [{ click: "#more" }, { wait_for: "body[data-loaded=all]" }];
