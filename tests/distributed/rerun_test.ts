@@ -39,7 +39,10 @@ Deno.test("processes stopped and started again carry on where they were, fetchin
       return files.every((items) => items.length > 0) && files.flat().length >= books / 4;
     });
     for (const crawler of first) await crawler.process.kill("SIGINT");
-    for (const crawler of first) assert.equal((await crawler.process.wait()).code, 130);
+    for (const crawler of first) {
+      const result = await crawler.process.wait();
+      assert.equal(result.code, 130, result.stderr);
+    }
     const before = (await Promise.all(first.map((crawler) => readItems(crawler.items)))).flat();
     assert.ok(before.length < books, "the first run was stopped before the end");
     const firstRunEnd = site.requests.length;
