@@ -1,0 +1,99 @@
+/**
+ * Costs that should stay flat as a crawl grows. Prints figures, asserts nothing.
+ *
+ *   deno run -A scripts/bench/scale.ts [frontier|hosts|checkpoint ...] [--src=DIR] [--requests=N] [--hosts=N]
+ *
+ * - frontier: RSS per waiting request with 1,000,000 start URLs (--requests) pushed into the memory frontier.
+ * - hosts: a crawl of 1,000 hosts and one of 100,000 (--hosts), one page each with robots.txt obeyed, and the heap and
+ *   RSS each leaves behind (the crawl still referenced, so what it keeps per host is counted). The hosts are
+ *   127.x.y.z addresses: Linux routes all of 127.0.0.0/8 to the loopback interface, so one server, listening on
+ *   0.0.0.0 and answering only connections from 127.0.0.0/8, stands in for all of them. Nothing leaves the machine.
+ * - checkpoint: the SQLite checkpoint store driven as a crawl drives it (lease, finish with ten links of which about
+ *   one is new) up to 1,000,000 requests (--requests), and the pages/s of its first and last 20,000 pages.
+ *
+ * Every part runs in a process of its own (with --expose-gc), so one's garbage is not another's figure. --src=DIR
+ * runs the same parts against another copy of src/ (`git archive BASE src | tar -x -C /tmp/base` gives one), to
+ * compare before and after.
+ */
+import { spawn } from "node:child_process";
+import { resolve } from "node:path";
+
+const SELF = new URL(import.meta.url).pathname;
+const flags = new Map(
+  Deno.args.filter((arg) => arg.startsWith("--")).map((arg) => {
+    const [name, value] = arg.slice(2).split("=");
+    return [name, value ?? "true"] as [string, string];
+  }),
+);
+const parts = Deno.args.filter((arg) => !arg.startsWith("--"));
+const src = resolve(flags.get("src") ?? new URL("../../src", import.meta.url).pathname);
+const number = (value: number, digits = 0) =>
+  value.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+/** Collects garbage until the heap stops shrinking, and returns what is left (RSS and heap used). */
+function settled(): { rss: number; heap: number } {
+  const gc = (globalThis as unknown as { gc?: () => void }).gc;
+  if (!gc) throw new Error("run the parts with --v8-flags=--expose-gc");
+  let heap = Infinity;
+  for (let i = 0; i < 10; i++) {
+    gc();
+    const now = Deno.memoryUsage().heapUsed;
+    if (now >= heap * 0.999) break;
+    heap = now;
+  }
+  const usage = Deno.memoryUsage();
+  return { rss: usage.rss, heap: usage.heapUsed };
+}
+
+async function frontierPart(): Promise<void> {
+  const count = Number(flags.get("requests") ?? 1_000_000);
+  const { MemoryFrontier } = await import(`${src}/queue/memory.ts`);
+  const { Request } = await import(`${src}/spider/request.ts`);
+  const frontier = new MemoryFrontier();
+  // One request of each kind first, so the code and the tables exist before the baseline.
+  await frontier.push([new Request({ url: "https://warm.test/" })]);
+  const before = settled();
+  const started = performance.now();
+  for (let i = 0; i < count; i += 1000) {
+    const batch = [];
+    for (let j = i; j < Math.min(count, i + 1000); j++) {
+      batch.push(new Request({ url: `https://shop-${j % 5000}.example.test/catalogue/item-${j}/index.html` }));
+    }
+    await frontier.push(batch);
+  }
+  const pushSeconds = (performance.now() - started) / 1000;
+  const after = settled();
+  const waiting = (await frontier.status()).waiting - 1;
+  console.log(`frontier: ${number(waiting)} start URLs waiting in the memory frontier (${src})`);
+  console.log(`  RSS per waiting request   ${number((after.rss - before.rss) / waiting)} B`);
+  console.log(`  heap per waiting request  ${number((after.heap - before.heap) / waiting)} B`);
+  console.log(`  pushed in ${number(pushSeconds, 1)} s`);
+  const leased = performance.now();
+  let taken = 0;
+  for (let leases = await frontier.lease(64); leases.length > 0; leases = await frontier.lease(64)) {
+    for (const lease of leases) await frontier.finish(lease, []);
+    taken += leases.length;
+  }
+  console.log(`  leased and finished ${number(taken)} in ${number((performance.now() - leased) / 1000, 1)} s`);
+}
+
+const PARTS: Record<string, () => Promise<void>> = {
+  frontier: frontierPart,
+};
+
+async function runChild(part: string): Promise<void> {
+  const extra = [...flags].filter(([name]) => name !== "part").map(([name, value]) => `--${name}=${value}`);
+  const child = spawn(
+    Deno.execPath(),
+    ["run", "-A", "--v8-flags=--expose-gc", SELF, `--part=${part}`, ...extra],
+    { stdio: "inherit" },
+  );
+  const code = await new Promise<number | null>((done) => child.on("exit", done));
+  if (code !== 0) console.log(`${part}: the part's process exited with ${code}`);
+}
+
+if (import.meta.main) {
+  const part = flags.get("part");
+  if (part) await PARTS[part]();
+  else for (const name of parts.length > 0 ? parts : Object.keys(PARTS)) await runChild(name);
+}
