@@ -77,15 +77,111 @@ async function frontierPart(): Promise<void> {
   console.log(`  leased and finished ${number(taken)} in ${number((performance.now() - leased) / 1000, 1)} s`);
 }
 
+const mb = (bytes: number) => `${number(bytes / 1e6, 1)} MB`;
+
+/** The i-th stand-in host: 127.1.0.0, 127.1.0.1, ... (all of 127.0.0.0/8 is the loopback interface). */
+function hostAddress(i: number): string {
+  return `127.${1 + (i >> 16)}.${(i >> 8) & 255}.${i & 255}`;
+}
+
+/**
+ * The server every stand-in host is: on 0.0.0.0 (one socket for all of 127.0.0.0/8), answering only connections
+ * from the loopback network. Each host has a robots.txt and a small page. Connections are closed after each answer:
+ * a client keeping an idle connection to each of 100,000 hosts would run out of file descriptors first.
+ */
+function serverPart(): Promise<void> {
+  const port = Number(flags.get("port"));
+  const page = "<!doctype html><html><head><title>A host</title></head><body><p>One page.</p></body></html>";
+  Deno.serve({ port, hostname: "0.0.0.0", onListen: () => console.log("ready") }, (request, info) => {
+    const remote = (info.remoteAddr as Deno.NetAddr).hostname;
+    if (!remote.startsWith("127.")) return new Response("loopback only", { status: 403 });
+    const headers = { connection: "close", "content-type": "text/html" };
+    if (new URL(request.url).pathname === "/robots.txt") {
+      return new Response("User-agent: *\nDisallow: /private/\n", { headers });
+    }
+    return new Response(page, { headers });
+  });
+  return new Promise(() => {});
+}
+
+/** Crawls one page on each of --hosts hosts (robots.txt obeyed, cookies on: the defaults) and prints what is left. */
+async function hostsPart(): Promise<void> {
+  const count = Number(flags.get("hosts") ?? 100_000);
+  const port = Number(flags.get("port"));
+  const { Crawl } = await import(`${src}/engine/crawl.ts`);
+  const { Spider } = await import(`${src}/spider/spider.ts`);
+  const { Settings } = await import(`${src}/settings/settings.ts`);
+  const { resolveCrawlSettings } = await import(`${src}/settings/check.ts`);
+  const { createLogger } = await import(`${src}/log.ts`);
+  class Hosts extends Spider {
+    static override spiderName = "hosts";
+    constructor(private readonly first: number, private readonly hosts: number) {
+      super();
+    }
+    override async *start() {
+      for (let i = this.first; i < this.first + this.hosts; i++) yield `http://${hostAddress(i)}:${port}/`;
+    }
+    override parse() {}
+  }
+  const run = async (first: number, hosts: number) => {
+    const settings = resolveCrawlSettings({
+      spider: new Settings(),
+      profiles: {},
+      overrides: new Settings({ progress: false, logLevel: "error", concurrency: 64 }),
+    });
+    const crawl = new Crawl(new Hosts(first, hosts), { settings, log: createLogger("error") });
+    const started = performance.now();
+    const stats = await crawl.run();
+    return { crawl, stats, seconds: (performance.now() - started) / 1000 };
+  };
+  // A first small crawl loads and compiles everything, so the baseline has the code in it.
+  await run(count + 1, 20);
+  const before = settled();
+  const { crawl, stats, seconds } = await run(0, count);
+  const after = settled();
+  console.log(`hosts: one page on each of ${number(count)} hosts (${src})`);
+  console.log(`  pages ${number(stats.pages ?? stats.responses ?? 0)} in ${number(seconds, 1)} s`);
+  console.log(`  heap left by the crawl  ${mb(after.heap - before.heap)}`);
+  console.log(`  RSS left by the crawl   ${mb(after.rss - before.rss)}`);
+  console.log(`  RSS at the end          ${mb(after.rss)}`);
+  // Kept referenced until here, so what it holds per host is in the figures above.
+  void crawl;
+}
+
+/** Runs hostsPart for 1,000 hosts and for --hosts, each in a process of its own, against one server process. */
+async function hostsParts(): Promise<void> {
+  const { freePort } = await import("../../tests/helpers/free_port.ts");
+  const port = await freePort();
+  const server = spawn(Deno.execPath(), ["run", "-A", SELF, "--part=server", `--port=${port}`], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  await new Promise<void>((ready) => server.stdout!.once("data", () => ready()));
+  try {
+    for (const hosts of [1000, Number(flags.get("hosts") ?? 100_000)]) {
+      await runChild("hosts-crawl", [`--port=${port}`, `--hosts=${hosts}`]);
+    }
+  } finally {
+    server.kill();
+  }
+}
+
 const PARTS: Record<string, () => Promise<void>> = {
   frontier: frontierPart,
+  hosts: hostsParts,
+  "hosts-crawl": hostsPart,
+  server: serverPart,
 };
+/** The parts run when none is named. */
+const MAIN_PARTS = ["frontier", "hosts", "checkpoint"];
 
-async function runChild(part: string): Promise<void> {
-  const extra = [...flags].filter(([name]) => name !== "part").map(([name, value]) => `--${name}=${value}`);
+async function runChild(part: string, more: string[] = []): Promise<void> {
+  const given = new Set(more.map((flag) => flag.slice(2).split("=")[0]));
+  const extra = [...flags].filter(([name]) => name !== "part" && !given.has(name)).map(([name, value]) =>
+    `--${name}=${value}`
+  );
   const child = spawn(
     Deno.execPath(),
-    ["run", "-A", "--v8-flags=--expose-gc", SELF, `--part=${part}`, ...extra],
+    ["run", "-A", "--v8-flags=--expose-gc", SELF, `--part=${part}`, ...extra, ...more],
     { stdio: "inherit" },
   );
   const code = await new Promise<number | null>((done) => child.on("exit", done));
@@ -95,5 +191,10 @@ async function runChild(part: string): Promise<void> {
 if (import.meta.main) {
   const part = flags.get("part");
   if (part) await PARTS[part]();
-  else for (const name of parts.length > 0 ? parts : Object.keys(PARTS)) await runChild(name);
+  else {
+    for (const name of parts.length > 0 ? parts : MAIN_PARTS) {
+      if (name === "hosts") await hostsParts();
+      else await runChild(name);
+    }
+  }
 }
