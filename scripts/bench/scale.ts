@@ -109,17 +109,18 @@ async function hostsPart(): Promise<void> {
   const count = Number(flags.get("hosts") ?? 100_000);
   const port = Number(flags.get("port"));
   const { Crawl } = await import(`${src}/engine/crawl.ts`);
-  const { Spider } = await import(`${src}/spider/spider.ts`);
+  // Typed as this tree's modules: --src names a copy of the same source.
+  const { Spider } = (await import(`${src}/spider/spider.ts`)) as typeof import("../../src/spider/spider.ts");
+  const { Request } = (await import(`${src}/spider/request.ts`)) as typeof import("../../src/spider/request.ts");
   const { Settings } = await import(`${src}/settings/settings.ts`);
   const { resolveCrawlSettings } = await import(`${src}/settings/check.ts`);
   const { createLogger } = await import(`${src}/log.ts`);
   class Hosts extends Spider {
-    static override spiderName = "hosts";
     constructor(private readonly first: number, private readonly hosts: number) {
       super();
     }
     override async *start() {
-      for (let i = this.first; i < this.first + this.hosts; i++) yield `http://${hostAddress(i)}:${port}/`;
+      for (let i = this.first; i < this.first + this.hosts; i++) yield new Request(`http://${hostAddress(i)}:${port}/`);
     }
     override parse() {}
   }
@@ -165,7 +166,62 @@ async function hostsParts(): Promise<void> {
   }
 }
 
+/**
+ * The checkpoint store as a crawl uses it, until --requests have been queued: lease 64, finish each with ten links,
+ * three of them new and seven seen before (picked at random among all so far), and pages/s over the first and the
+ * last 20,000 pages. The SQLite file is on a temporary directory's disk.
+ */
+async function checkpointPart(): Promise<void> {
+  const count = Number(flags.get("requests") ?? 1_000_000);
+  const { CheckpointFrontier } = await import(`${src}/queue/checkpoint.ts`);
+  const { Request } = await import(`${src}/spider/request.ts`);
+  const { Spider } = await import(`${src}/spider/spider.ts`);
+  const { createLogger } = await import(`${src}/log.ts`);
+  const dir = await Deno.makeTempDir({ prefix: "netweir-scale-" });
+  const frontier = await CheckpointFrontier.open({ dir, spider: new Spider(), log: createLogger("error") });
+  const link = (n: number) => new Request({ url: `https://site-${n % 500}.example.test/catalogue/item-${n}.html` });
+  let made = 1;
+  let seed = 1;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  await frontier.push([link(0)]);
+  const WINDOW = 20_000;
+  const windows: { pages: number; seconds: number; queued: number }[] = [];
+  let pages = 0;
+  let windowStart = performance.now();
+  const started = windowStart;
+  while (made < count) {
+    const leases = await frontier.lease(64, { skipHost: () => false });
+    if (leases.length === 0) break;
+    for (const lease of leases) {
+      const yielded = [];
+      for (let i = 0; i < 3; i++) yielded.push(link(made++));
+      for (let i = 0; i < 7; i++) yielded.push(link(Math.floor(random() * made)));
+      await frontier.finish(lease, yielded);
+      // The progress line asks for the counts once a second; at these rates, about once every 1,000 pages.
+      if (++pages % 1000 === 0) await frontier.status();
+      if (pages % WINDOW === 0) {
+        const now = performance.now();
+        windows.push({ pages: WINDOW, seconds: (now - windowStart) / 1000, queued: made });
+        windowStart = now;
+      }
+    }
+  }
+  const status = await frontier.status();
+  await frontier.close();
+  const size = (await Deno.stat(`${dir}/frontier.db`)).size;
+  await Deno.remove(dir, { recursive: true });
+  const rate = (w: { pages: number; seconds: number }) => w.pages / w.seconds;
+  const first = windows[0];
+  const last = windows[windows.length - 1];
+  console.log(`checkpoint: ${number(status.queued)} requests queued, ${number(pages)} pages (${src})`);
+  console.log(`  pages/s, first ${number(WINDOW)} pages     ${number(rate(first))}`);
+  console.log(`  pages/s, last ${number(WINDOW)} pages      ${number(rate(last))} (at ${number(last.queued)} queued)`);
+  console.log(`  last against first               ${number(rate(last) / rate(first), 2)}`);
+  console.log(`  all ${number(pages)} pages in ${number((performance.now() - started) / 1000, 1)} s, file ${mb(size)}`);
+}
+
 const PARTS: Record<string, () => Promise<void>> = {
+  checkpoint: checkpointPart,
   frontier: frontierPart,
   hosts: hostsParts,
   "hosts-crawl": hostsPart,
