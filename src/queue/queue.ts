@@ -21,7 +21,7 @@ import type { FrontierStatus } from "./frontier.ts";
 import { describe, RedisConnection, type ScriptArg } from "./redis_client.ts";
 import { keyPrefix, startLine } from "./redis_frontier.ts";
 import type { ScriptName } from "./redis_scripts.ts";
-import { checkQueueKey, maskQueueUrl, parseRedisUrl, type RedisTarget } from "./redis_url.ts";
+import { checkQueueKey, maskQueueUrl, parseRedisUrl, type RedisTarget } from "../settings/redis_url.ts";
 
 /** URLs sent to Redis in one round trip, and the most a push holds in memory at once. */
 export const PUSH_BATCH = 1000;
