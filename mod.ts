@@ -38,9 +38,9 @@ export type { CallbackOutput, CallbackResult, Item, Logger } from "./src/spider/
 export type { Pipeline } from "./src/spider/pipeline.ts";
 export type { RequestMiddleware, ResponseMiddleware } from "./src/spider/middleware.ts";
 export { type FetchedResponse, makeResponse, type RedirectHop, type Rendered } from "./src/spider/response.ts";
-export type { BrowserPage } from "./src/browser/types.ts";
 export { Settings, type SettingsInit } from "./src/settings/settings.ts";
-export { type SettingKey, SETTINGS, type SettingValues } from "./src/settings/table.ts";
+export { type SettingKey, SETTINGS, type SettingValues, TABLE } from "./src/settings/table.ts";
+export type { SettingDefinition, SettingType } from "./src/settings/types.ts";
 export { checkSettings, resolveCrawlSettings, type SettingsSources } from "./src/settings/check.ts";
 export { BUILTIN_PROFILES } from "./src/settings/profiles.ts";
 export {
@@ -55,10 +55,21 @@ export {
   UsageError,
 } from "./src/errors.ts";
 export { Crawl, type CrawlOptions } from "./src/engine/crawl.ts";
+export type { SpiderSource } from "./src/engine/worker_pool.ts";
 export type { ItemSink } from "./src/engine/items.ts";
-export type { StatsRecord } from "./src/engine/stats.ts";
-export type { Frontier, FrontierStatus, Lease, LeaseOptions } from "./src/queue/frontier.ts";
+export type { Stats, StatsRecord } from "./src/engine/stats.ts";
+export type { Frontier, FrontierStats, FrontierStatus, Lease, LeaseOptions } from "./src/queue/frontier.ts";
 export { MemoryFrontier } from "./src/queue/memory.ts";
 export { type PushOptions, type PushResult, Queue, type QueueOptions } from "./src/queue/queue.ts";
 export { canonicalUrl, fingerprint } from "./src/spider/fingerprint.ts";
 export { type RunOptions, runSpider } from "./src/run.ts";
+
+import type { BrowserPage as PuppeteerPage } from "./src/browser/types.ts";
+/**
+ * The live browser tab a `call` step's method is given: puppeteer's Page (see pptr.dev), for typing such methods.
+ *
+ * Hidden from the generated docs: the type is puppeteer's, documented by puppeteer, and documenting it here would
+ * pull in the whole of puppeteer's API.
+ * @ignore
+ */
+export type BrowserPage = PuppeteerPage;

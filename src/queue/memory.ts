@@ -10,6 +10,7 @@ import { PriorityQueue } from "./priority_queue.ts";
  */
 const LOOKAHEAD = 1000;
 
+/** The default frontier: requests wait in this process's memory, and are gone when it ends. */
 export class MemoryFrontier implements Frontier {
   readonly #queue = new PriorityQueue<Request>();
   readonly #seen = new Set<string>();
