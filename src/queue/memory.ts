@@ -15,6 +15,7 @@ import { PackedQueue } from "./packed_queue.ts";
  */
 const LOOKAHEAD = 1000;
 
+/** The default frontier: requests wait in this process's memory, and are gone when it ends. */
 export class MemoryFrontier implements Frontier {
   readonly #queue = new PackedQueue();
   readonly #seen = new FingerprintSet();

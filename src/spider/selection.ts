@@ -151,7 +151,12 @@ export class Selection implements Iterable<Selection> {
     }
   }
 
-  /** The matched elements, for code that wants the DOM itself (domhandler Elements). */
+  /**
+   * The matched elements, for code that wants the DOM itself (domhandler Elements).
+   *
+   * Hidden from the generated docs: its type is domhandler's, which domhandler documents.
+   * @ignore
+   */
   get elements(): Element[] {
     return this.#nodes.filter(isTag);
   }
@@ -244,6 +249,7 @@ export class Selection implements Iterable<Selection> {
     return this.get(0);
   }
 
+  /** Each element as a selection of its own, in document order. */
   *[Symbol.iterator](): Iterator<Selection> {
     for (const node of this.#nodes) yield new Selection([node], this.#mode);
   }
