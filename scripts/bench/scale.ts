@@ -2,14 +2,16 @@
  * Costs that should stay flat as a crawl grows. Prints figures, asserts nothing.
  *
  *   deno run -A scripts/bench/scale.ts [frontier|hosts|checkpoint ...] [--src=DIR] [--requests=N] [--hosts=N]
+ *                                      [--one-host]
  *
  * - frontier: RSS per waiting request with 1,000,000 start URLs (--requests) pushed into the memory frontier.
  * - hosts: a crawl of 1,000 hosts and one of 100,000 (--hosts), one page each with robots.txt obeyed, and the heap and
  *   RSS each leaves behind (the crawl still referenced, so what it keeps per host is counted). The hosts are
  *   127.x.y.z addresses: Linux routes all of 127.0.0.0/8 to the loopback interface, so one server, listening on
  *   0.0.0.0 and answering only connections from 127.0.0.0/8, stands in for all of them. Nothing leaves the machine.
- * - checkpoint: the SQLite checkpoint store driven as a crawl drives it (lease, finish with ten links of which about
- *   one is new) up to 1,000,000 requests (--requests), and the pages/s of its first and last 20,000 pages.
+ *   --one-host crawls as many pages on one host instead, to tell what a host costs from what a page does.
+ * - checkpoint: the SQLite checkpoint store driven as a crawl drives it (lease 64, finish each with ten links, three
+ *   of them new) up to 1,000,000 requests (--requests), and the pages/s of its first and last 20,000 pages.
  *
  * Every part runs in a process of its own (with --expose-gc), so one's garbage is not another's figure. --src=DIR
  * runs the same parts against another copy of src/ (`git archive BASE src | tar -x -C /tmp/base` gives one), to
@@ -30,8 +32,8 @@ const src = resolve(flags.get("src") ?? new URL("../../src", import.meta.url).pa
 const number = (value: number, digits = 0) =>
   value.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
-/** Collects garbage until the heap stops shrinking, and returns what is left (RSS and heap used). */
-function settled(): { rss: number; heap: number } {
+/** Collects garbage until the heap stops shrinking, and returns what is left: RSS, heap used and committed, external. */
+function settled(): { rss: number; heap: number; committed: number; external: number } {
   const gc = (globalThis as unknown as { gc?: () => void }).gc;
   if (!gc) throw new Error("run the parts with --v8-flags=--expose-gc");
   let heap = Infinity;
@@ -42,7 +44,7 @@ function settled(): { rss: number; heap: number } {
     heap = now;
   }
   const usage = Deno.memoryUsage();
-  return { rss: usage.rss, heap: usage.heapUsed };
+  return { rss: usage.rss, heap: usage.heapUsed, committed: usage.heapTotal, external: usage.external };
 }
 
 async function frontierPart(): Promise<void> {
@@ -108,6 +110,7 @@ function serverPart(): Promise<void> {
 async function hostsPart(): Promise<void> {
   const count = Number(flags.get("hosts") ?? 100_000);
   const port = Number(flags.get("port"));
+  const oneHost = flags.has("one-host");
   const { Crawl } = await import(`${src}/engine/crawl.ts`);
   // Typed as this tree's modules: --src names a copy of the same source.
   const { Spider } = (await import(`${src}/spider/spider.ts`)) as typeof import("../../src/spider/spider.ts");
@@ -120,7 +123,10 @@ async function hostsPart(): Promise<void> {
       super();
     }
     override async *start() {
-      for (let i = this.first; i < this.first + this.hosts; i++) yield new Request(`http://${hostAddress(i)}:${port}/`);
+      for (let i = this.first; i < this.first + this.hosts; i++) {
+        // --one-host: the same number of pages on one host, to tell what a host costs from what a page does.
+        yield new Request(oneHost ? `http://${hostAddress(0)}:${port}/${i}` : `http://${hostAddress(i)}:${port}/`);
+      }
     }
     override parse() {}
   }
@@ -128,7 +134,7 @@ async function hostsPart(): Promise<void> {
     const settings = resolveCrawlSettings({
       spider: new Settings(),
       profiles: {},
-      overrides: new Settings({ progress: false, logLevel: "error", concurrency: 64 }),
+      overrides: new Settings({ progress: false, logLevel: "error", concurrency: 64, perDomain: oneHost ? 64 : 8 }),
     });
     const crawl = new Crawl(new Hosts(first, hosts), { settings, log: createLogger("error") });
     const started = performance.now();
@@ -140,9 +146,15 @@ async function hostsPart(): Promise<void> {
   const before = settled();
   const { crawl, stats, seconds } = await run(0, count);
   const after = settled();
-  console.log(`hosts: one page on each of ${number(count)} hosts (${src})`);
+  console.log(
+    oneHost
+      ? `hosts: ${number(count)} pages on one host, for comparison (${src})`
+      : `hosts: one page on each of ${number(count)} hosts (${src})`,
+  );
   console.log(`  pages ${number(stats.pages ?? stats.responses ?? 0)} in ${number(seconds, 1)} s`);
   console.log(`  heap left by the crawl  ${mb(after.heap - before.heap)}`);
+  console.log(`  heap committed left     ${mb(after.committed - before.committed)}`);
+  console.log(`  external left           ${mb(after.external - before.external)}`);
   console.log(`  RSS left by the crawl   ${mb(after.rss - before.rss)}`);
   console.log(`  RSS at the end          ${mb(after.rss)}`);
   // Kept referenced until here, so what it holds per host is in the figures above.
