@@ -21,28 +21,55 @@
  * @module
  */
 export { Spider, type SpiderClass, spiderName } from "./src/spider/spider.ts";
-export { Request, type RequestAuth, type RequestInit, type RequestOptions, type Step } from "./src/spider/request.ts";
+export {
+  type CallbackRef,
+  Request,
+  type RequestAuth,
+  type RequestInit,
+  type RequestOptions,
+  type Step,
+} from "./src/spider/request.ts";
 export { Page } from "./src/spider/page.ts";
-export { Selection } from "./src/spider/selection.ts";
-export { Rule } from "./src/spider/rule.ts";
+export { Selection, type SelectionMode } from "./src/spider/selection.ts";
+export { type ProcessLinks, Rule, type RuleOptions } from "./src/spider/rule.ts";
+export { LinkExtractor, type LinkExtractorOptions, type Pattern } from "./src/spider/link_extractor.ts";
 export type { SitemapPattern } from "./src/spider/sitemap.ts";
-export type { CallbackResult, Item, Logger } from "./src/spider/types.ts";
+export type { CallbackOutput, CallbackResult, Item, Logger } from "./src/spider/types.ts";
 export type { Pipeline } from "./src/spider/pipeline.ts";
 export type { RequestMiddleware, ResponseMiddleware } from "./src/spider/middleware.ts";
-export { type FetchedResponse, makeResponse, type Rendered } from "./src/spider/response.ts";
-export type { BrowserPage } from "./src/browser/types.ts";
+export { type FetchedResponse, makeResponse, type RedirectHop, type Rendered } from "./src/spider/response.ts";
 export { Settings, type SettingsInit } from "./src/settings/settings.ts";
-export { type SettingKey, SETTINGS, type SettingValues } from "./src/settings/table.ts";
+export { type SettingKey, SETTINGS, type SettingValues, TABLE } from "./src/settings/table.ts";
+export type { SettingDefinition, SettingType } from "./src/settings/types.ts";
 export { checkSettings, resolveCrawlSettings, type SettingsSources } from "./src/settings/check.ts";
 export { BUILTIN_PROFILES } from "./src/settings/profiles.ts";
-export { FetchError, QueueError, SettingsError, UsageError } from "./src/errors.ts";
+export {
+  type AnsweredResponse,
+  BlockedError,
+  BrowserMissingError,
+  CloudError,
+  FetchError,
+  HttpStatusError,
+  QueueError,
+  SettingsError,
+  UsageError,
+} from "./src/errors.ts";
 export { Crawl, type CrawlOptions } from "./src/engine/crawl.ts";
+export type { SpiderSource } from "./src/engine/worker_pool.ts";
 export type { ItemSink } from "./src/engine/items.ts";
-export type { StatsRecord } from "./src/engine/stats.ts";
-export { HttpStatusError } from "./src/engine/page_flow.ts";
-export { BlockedError } from "./src/fetch/blocks.ts";
-export type { Frontier, FrontierStatus, Lease, LeaseOptions } from "./src/queue/frontier.ts";
+export type { Stats, StatsRecord } from "./src/engine/stats.ts";
+export type { Frontier, FrontierStats, FrontierStatus, Lease, LeaseOptions } from "./src/queue/frontier.ts";
 export { MemoryFrontier } from "./src/queue/memory.ts";
 export { type PushOptions, type PushResult, Queue, type QueueOptions } from "./src/queue/queue.ts";
 export { canonicalUrl, fingerprint } from "./src/spider/fingerprint.ts";
 export { type RunOptions, runSpider } from "./src/run.ts";
+
+import type { BrowserPage as PuppeteerPage } from "./src/browser/types.ts";
+/**
+ * The live browser tab a `call` step's method is given: puppeteer's Page (see pptr.dev), for typing such methods.
+ *
+ * Hidden from the generated docs: the type is puppeteer's, documented by puppeteer, and documenting it here would
+ * pull in the whole of puppeteer's API.
+ * @ignore
+ */
+export type BrowserPage = PuppeteerPage;

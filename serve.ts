@@ -1,17 +1,17 @@
 /**
  * The job server (`netweir serve`): spiders run as jobs behind a scrapyd-compatible HTTP API. Run it as
- * `deno run -A serve.ts --project shop=spiders/` (the same as `netweir serve ...`), or build it into your own
- * program with `startService` and `createApp`.
+ * `deno run -A serve.ts --project shop=spiders/` (the same as `netweir serve ...`), or start it from your own
+ * program with `checkServeOptions` and `startService`. The HTTP app and the job service it is built from are not
+ * part of the public API: they hold each other's internals, and `startService` puts them together in the one order
+ * that is safe.
  *
  * @module
  */
 import { main } from "./src/cli/main.ts";
 import { runtime } from "./src/runtime/mod.ts";
 
-export { type AppOptions, createApp } from "./src/serve/app.ts";
 export { type RunningService, startService } from "./src/serve/service.ts";
-export { checkServeOptions, type ServeOptions } from "./src/serve/options.ts";
-export { createProjectRegistry } from "./src/serve/projects.ts";
+export { checkServeOptions, type RawServeOptions, type ServeOptions } from "./src/serve/options.ts";
 
 if (runtime.isMainModule(import.meta)) {
   runtime.exit(await main(["serve", ...runtime.args()]));

@@ -3,9 +3,13 @@ import { runtime } from "./runtime/mod.ts";
 
 /** Logs for spider code; lines go to standard error with the crawl's level. */
 export interface Logger {
+  /** Logs a line at debug level, with data as its key=value fields. */
   debug(message: string, data?: Record<string, unknown>): void;
+  /** Logs a line at info level, with data as its key=value fields. */
   info(message: string, data?: Record<string, unknown>): void;
+  /** Logs a line at warning level, with data as its key=value fields. */
   warning(message: string, data?: Record<string, unknown>): void;
+  /** Logs a line at error level, with data as its key=value fields. */
   error(message: string, data?: Record<string, unknown>): void;
 }
 

@@ -1,58 +1,93 @@
-/** Running a spider from code, without the command line. */
-import { checkBrowserAtStart } from "./browser/find_browser.ts";
-import { Crawl } from "./engine/crawl.ts";
+/** Running a spider from code, without the command line: the same assembly as `netweir crawl` (engine/assemble.ts). */
+import { fileURLToPath } from "node:url";
+import { assembleCrawl } from "./engine/assemble.ts";
+import { stopOnSignals } from "./engine/signal_stop.ts";
 import type { StatsRecord } from "./engine/stats.ts";
-import { createLogger, type LogLevel } from "./log.ts";
-import { FeedSet, parseFeedTarget } from "./output/feeds.ts";
-import { spiderPlaceholders } from "./output/placeholders.ts";
-import { openFrontier } from "./queue/open_frontier.ts";
-import { refuseCloudOutputWithQueue } from "./output/cloud/queue_refusal.ts";
-import { resolveCrawlSettings } from "./settings/check.ts";
+import { spiderClassName } from "./load/spiders.ts";
 import { Settings, type SettingsInit } from "./settings/settings.ts";
-import { Spider, type SpiderClass, spiderName } from "./spider/spider.ts";
-import { spiderSettings } from "./spider/spider_settings.ts";
-import { checkSpiderAtStart } from "./spider/start_checks.ts";
-import { checkCrawlPaths } from "./output/crawl_paths.ts";
+import { Spider, type SpiderClass } from "./spider/spider.ts";
+import { applySpiderArgs } from "./spider/spider_args.ts";
 
+/** How {@link runSpider} runs a spider: settings over its own, feed files, and what `netweir crawl` would add. */
 export interface RunOptions {
   /** Settings over the spider's own (as `-s` on the command line). */
   settings?: Settings | SettingsInit;
   /** Feed files (as `-o`); existing files are appended to unless `overwrite`. */
   output?: string[];
+  /** Truncate the feed files first instead of appending to them (as `-O`). */
   overwrite?: boolean;
+  /**
+   * The module that exports the spider's class (`import.meta.url` in that module, or a path), for callback workers
+   * (the `workers` setting): each worker loads the spider from it, as `netweir crawl` loads its file. The workers
+   * build their own instances, so what the spider is given should come as `spiderArgs`, not as changes to an
+   * instance.
+   */
+  spiderFile?: string | URL;
+  /** Spider arguments, "NAME=VALUE" as `-a` takes them: set on the spider, and on the spiders the workers build. */
+  spiderArgs?: string[];
+  /**
+   * Stop the crawl cleanly on SIGINT or SIGTERM, and end the process on a second one (exit status 130 or 143), as
+   * `netweir crawl` does. Off by default: a library does not take Ctrl-C from the program using it.
+   */
+  stopOnSignals?: boolean;
+}
+
+/** A spider file as a path: a file: URL (`import.meta.url`) is turned into one, a path is kept. */
+function spiderFilePath(file: string | URL): string {
+  return file instanceof URL || file.startsWith("file:") ? fileURLToPath(file) : file;
 }
 
 /**
  * Runs a spider to the end in this process and returns its stats. With a `queue` setting it takes part in a shared
  * crawl, as `netweir crawl` does: it ends when the crawl does, and fails with QueueError when the queue is lost.
  *
- * @example
- * ```ts ignore
- * const stats = await runSpider(Books, { output: ["books.jsonl"], settings: { maxItems: 10 } });
+ * @example A spider run against a site served on 127.0.0.1, its items written to a feed file
+ * ```ts
+ * import { type Page, runSpider, Spider } from "netweir";
+ * import assert from "node:assert/strict";
+ *
+ * const site = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () =>
+ *   new Response(`<ul><li>Dune</li><li>Emma</li></ul>`, { headers: { "content-type": "text/html" } }));
+ *
+ * class Shelf extends Spider {
+ *   override startUrls = [`http://127.0.0.1:${site.addr.port}/`];
+ *   override *parse(page: Page) {
+ *     for (const title of page.css("li").texts()) yield { title };
+ *   }
+ * }
+ *
+ * const dir = await Deno.makeTempDir();
+ * const stats = await runSpider(Shelf, {
+ *   output: [`${dir}/books.jsonl`],
+ *   settings: { logLevel: "error", obeyRobotsTxt: false },
+ * });
+ * await site.shutdown();
+ *
+ * assert.equal(stats.items, 2);
+ * const lines = (await Deno.readTextFile(`${dir}/books.jsonl`)).trim().split("\n");
+ * assert.deepEqual(lines.map((line) => JSON.parse(line).title), ["Dune", "Emma"]);
+ * await Deno.remove(dir, { recursive: true });
  * ```
  */
 export async function runSpider(spider: Spider | SpiderClass, options: RunOptions = {}): Promise<StatsRecord> {
   const instance = spider instanceof Spider ? spider : new spider();
-  checkSpiderAtStart(instance);
+  const args = [...options.spiderArgs ?? []];
+  applySpiderArgs(instance, args);
   const overrides = options.settings instanceof Settings ? options.settings : new Settings(options.settings ?? {});
-  const settings = resolveCrawlSettings({ spider: spiderSettings(instance), profiles: instance.profiles, overrides });
-  const outputs = options.output ?? [];
-  refuseCloudOutputWithQueue(outputs, settings.queue);
-  checkBrowserAtStart(instance, settings);
-  const targets = outputs.map((path) => parseFeedTarget(path, options.overwrite ?? false));
-  const log = createLogger(settings.logLevel as LogLevel);
-  // Every path, then the queue, as on the command line: a bad path or a Redis that cannot be reached must not cost
-  // a file its contents.
-  await checkCrawlPaths(settings, targets);
-  const frontier = await openFrontier(instance, settings, log);
-  let sink: FeedSet;
+  const spiderSource = options.spiderFile === undefined ? undefined : {
+    file: spiderFilePath(options.spiderFile),
+    spider: spiderClassName(instance.constructor as SpiderClass),
+    args,
+  };
+  const { crawl, log } = await assembleCrawl(instance, {
+    overrides,
+    outputs: (options.output ?? []).map((path) => ({ path, overwrite: options.overwrite ?? false })),
+    spiderSource,
+  });
+  const signals = options.stopOnSignals ? stopOnSignals(crawl, log) : undefined;
   try {
-    sink = await FeedSet.open(targets, log, {
-      placeholders: spiderPlaceholders(instance, spiderName(instance), new Date()),
-    });
-  } catch (error) {
-    await frontier?.close();
-    throw error;
+    return await crawl.run();
+  } finally {
+    signals?.remove();
   }
-  return await new Crawl(instance, { settings, sink, log, frontier }).run();
 }

@@ -1,6 +1,6 @@
 """The spider of examples/books.ts, for Scrapy: the same pages, the same selectors, the same item fields.
 
-Run by scripts/bench/crawl.ts as `scrapy runspider scripts/bench/books_scrapy.py -a site=URL`.
+Run by scripts/bench/books.ts as `scrapy runspider scripts/bench/books_scrapy.py -a site=URL`.
 """
 import scrapy
 

@@ -27,7 +27,7 @@ import { Queue } from "../../src/queue/queue.ts";
 import { RedisConnection } from "../../src/queue/redis_client.ts";
 import { keyPrefix } from "../../src/queue/redis_frontier.ts";
 import { SCRIPTS } from "../../src/queue/redis_scripts.ts";
-import { parseRedisUrl } from "../../src/queue/redis_url.ts";
+import { parseRedisUrl } from "../../src/settings/redis_url.ts";
 import { runtime } from "../../src/runtime/mod.ts";
 import { RedisFrontier } from "../../src/queue/redis_frontier.ts";
 import { Spider } from "../../src/spider/spider.ts";

@@ -8,14 +8,13 @@ import { delimiter, join } from "node:path";
 import { SettingsError } from "../errors.ts";
 import { runtime } from "../runtime/mod.ts";
 import { spiderMayRender } from "../spider/steps.ts";
+import { BrowserMissingError } from "../errors.ts";
 
 /** The names looked for on PATH, in order. */
 export const BROWSER_NAMES = ["chromium", "chromium-browser", "google-chrome", "chrome"] as const;
 
-/** No browser to render with: the message names the setting that fixes it. */
-export class BrowserMissingError extends Error {
-  override name = "BrowserMissingError";
-}
+// Defined with the other public errors (src/errors.ts); re-exported for the browser's own imports.
+export { BrowserMissingError };
 
 function executable(path: string): boolean {
   try {

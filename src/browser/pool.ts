@@ -70,6 +70,8 @@ export interface TabPoolOptions {
   extraHeaders: Record<string, string>;
   /** How long one DevTools call may take before it counts as a hung browser. */
   protocolTimeoutMs: number;
+  /** Pages a tab renders before it is replaced (default {@link MAX_TAB_USES}). */
+  tabUses?: number;
   /** Called once for each Chromium that died by itself (not closed by the pool). */
   onCrash(): void;
 }
@@ -143,7 +145,8 @@ export class TabPool {
     tab.listener = undefined;
     try {
       tab.uses++;
-      const reuse = healthy && !this.#closed && tab.generation === this.#generation && tab.uses < MAX_TAB_USES;
+      const reuse = healthy && !this.#closed && tab.generation === this.#generation &&
+        tab.uses < (this.#options.tabUses ?? MAX_TAB_USES);
       if (reuse) {
         this.#idle.push(tab);
         // The next page replaces this one at once; only a tab left idle is sent to about:blank, so nothing of the

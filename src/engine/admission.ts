@@ -7,7 +7,6 @@ import type { Request } from "../spider/request.ts";
 import { TrapDetector } from "./traps.ts";
 import { domainMatcher } from "../spider/host_in_domain.ts";
 import { hrefParts } from "../spider/href_parts.ts";
-import { RecentFingerprints } from "../queue/recent_fingerprints.ts";
 
 export interface AdmissionSettings {
   maxDepth: number | null;
@@ -36,12 +35,32 @@ export function allowedHosts(allowedDomains: readonly string[]): (host: string) 
   return domainMatcher(allowedDomains.map(withoutPort));
 }
 
+/** Keys kept by each of the two generations of RecentKeys. */
+const RECENTLY_QUEUED = 16_384;
+
 /**
  * Requests this process has queued lately, by their URL without its fragment, kept to drop a link seen again (most
- * of what a page yields: menus, "related" boxes) before anything else is done with it. Bounded (see
- * RecentFingerprints): a key forgotten only sends a link through the whole way again, to the frontier's filter.
+ * of what a page yields: menus, "related" boxes) before anything else is done with it. Bounded: two generations,
+ * the old one dropped when the young one fills, so what was used recently is kept and memory stays flat (about
+ * 3 MB at most). A key forgotten only sends a link the whole way again, to the frontier's filter.
  */
-const RECENTLY_QUEUED = 32_768;
+class RecentKeys {
+  #young = new Set<string>();
+  #old = new Set<string>();
+
+  has(key: string): boolean {
+    return this.#young.has(key) || this.#old.has(key);
+  }
+
+  add(key: string): void {
+    if (this.#young.has(key)) return;
+    if (this.#young.size >= RECENTLY_QUEUED) {
+      this.#old = this.#young;
+      this.#young = new Set();
+    }
+    this.#young.add(key);
+  }
+}
 
 /** `name:port` without the port; an IPv6 address (two colons or more) is left alone. */
 function withoutPort(domain: string): string {
@@ -64,7 +83,7 @@ export class Admission {
   readonly #allowed: (host: string) => boolean;
   readonly #traps: TrapDetector;
   readonly #takenPerHost = new Map<string, number>();
-  readonly #queued = new RecentFingerprints(RECENTLY_QUEUED);
+  readonly #queued = new RecentKeys();
 
   constructor(settings: AdmissionSettings, allowedDomains: readonly string[]) {
     this.#settings = settings;

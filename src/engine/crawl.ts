@@ -28,6 +28,7 @@ import { checkRedirect } from "./page_flow.ts";
 import { inPage } from "./page_scope.ts";
 import { containUncaught } from "./uncaught.ts";
 
+/** What a {@link Crawl} runs with besides its spider. */
 export interface CrawlOptions {
   /** Resolved settings (see resolveCrawlSettings). */
   settings: SettingValues;
@@ -35,6 +36,7 @@ export interface CrawlOptions {
   frontier?: Frontier;
   /** Where items go; nowhere when not given. */
   sink?: ItemSink;
+  /** Where the crawl's log lines go; a logger on standard error at the `logLevel` setting when not given. */
   log?: Logger;
   /** Milliseconds a stop waits for running callbacks before it gives their requests back (default 10 s). */
   stopGraceMs?: number;
@@ -53,9 +55,60 @@ const STOP_GRACE_MS = 10_000;
 
 const discard: ItemSink = { write: () => Promise.resolve(), close: () => Promise.resolve() };
 
+/**
+ * One crawl: a spider, its frontier, its slots, stats and output. It owns all of its state, so two crawls in one
+ * process share nothing. Most programs call {@link runSpider}, which builds the settings, the feeds and the frontier
+ * and runs a Crawl; build one yourself to give it a frontier or an item sink of your own, or to stop it from code.
+ *
+ * @example A crawl of a site served on 127.0.0.1, items collected by a sink of the program's own
+ * ```ts
+ * import { Crawl, type Item, type Page, resolveCrawlSettings, Settings, Spider } from "netweir";
+ * import assert from "node:assert/strict";
+ *
+ * const pages: Record<string, string> = {
+ *   "/": `<a href="/a">a</a> <a href="/b">b</a>`,
+ *   "/a": `<h1>A</h1>`,
+ *   "/b": `<h1>B</h1>`,
+ * };
+ * const site = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
+ *   const body = pages[new URL(request.url).pathname];
+ *   return new Response(body ?? "not here", { status: body ? 200 : 404, headers: { "content-type": "text/html" } });
+ * });
+ *
+ * class Letters extends Spider {
+ *   override startUrls = [`http://127.0.0.1:${site.addr.port}/`];
+ *   override *parse(page: Page) {
+ *     const heading = page.css("h1").text();
+ *     if (heading) yield { heading };
+ *     for (const link of page.links()) yield page.follow(link);
+ *   }
+ * }
+ *
+ * const items: Item[] = [];
+ * const settings = resolveCrawlSettings({ overrides: new Settings({ logLevel: "error", obeyRobotsTxt: false }) });
+ * const crawl = new Crawl(new Letters(), {
+ *   settings,
+ *   sink: {
+ *     write: (written) => {
+ *       items.push(...written);
+ *       return Promise.resolve();
+ *     },
+ *     close: () => Promise.resolve(),
+ *   },
+ * });
+ * const stats = await crawl.run();
+ * await site.shutdown();
+ *
+ * assert.deepEqual(items.map((item) => item.heading).sort(), ["A", "B"]);
+ * assert.equal(stats.pages, 3);
+ * ```
+ */
 export class Crawl {
+  /** The crawl's live stats. */
   readonly stats: Stats = new Stats();
+  /** The spider it runs. */
   readonly spider: Spider;
+  /** The settings it runs with. */
   readonly settings: SettingValues;
   readonly #frontier: Frontier;
   readonly #log: Logger;
@@ -84,6 +137,7 @@ export class Crawl {
   readonly #opened: CrawlPart[] = [];
   #wake: () => void = () => {};
 
+  /** A crawl of `spider`; nothing is fetched until `run()`. */
   constructor(spider: Spider, options: CrawlOptions) {
     this.spider = spider;
     this.settings = options.settings;

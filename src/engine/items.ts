@@ -9,6 +9,7 @@ import { ItemRefusal, normaliseItem } from "./item_check.ts";
 export interface ItemSink {
   /** Writes one page's items; resolves once they are handed to the operating system. */
   write(items: Item[]): Promise<void>;
+  /** Called once at the end of the crawl: flushes and closes what `write` wrote to. */
   close(): Promise<void>;
 }
 

@@ -4,8 +4,8 @@
  * only after its items are written, so whatever a frontier counts as done is in the files. The finish itself is
  * handed to the crawl (ctx.finish), which waits for it apart from the page.
  */
-import { FetchError } from "../errors.ts";
-import { BlockedError, blockReason } from "../fetch/blocks.ts";
+import { BlockedError, FetchError, HttpStatusError } from "../errors.ts";
+import { blockReason } from "../fetch/blocks.ts";
 import { maskUrl } from "../log.ts";
 import { type RedirectRefusal, RedirectRefused } from "../fetch/downloader.ts";
 import type { FetchedResponse } from "../spider/response.ts";
@@ -39,16 +39,6 @@ export type Outcome =
 
 const FINISHED: Outcome = { kind: "finished" };
 const ABANDONED: Outcome = { kind: "abandoned" };
-
-/** An HTTP answer the spider did not ask to handle (Scrapy's HttpError), handed to errbacks. */
-export class HttpStatusError extends Error {
-  override name = "HttpStatusError";
-  readonly response: FetchedResponse;
-  constructor(response: FetchedResponse) {
-    super(`HTTP ${response.status} for ${response.url}`);
-    this.response = response;
-  }
-}
 
 function statusHandled(ctx: CrawlContext, request: Request, status: number): boolean {
   if (status >= 200 && status < 300) return true;

@@ -65,7 +65,10 @@ export function crawlParts(ctx: CrawlContext, options: PartOptions): CrawlPart[]
       mustClose: false,
       open: async () => {
         if (!options.spiderSource) {
-          throw new UsageError("workers need the spider's file to load it from: run the spider with netweir crawl");
+          throw new UsageError(
+            "workers need the spider's file to load it from: run the spider with netweir crawl, or give runSpider its " +
+              "spiderFile",
+          );
         }
         const { WorkerPool } = await import("./worker_pool.ts");
         ctx.workers = await WorkerPool.start(count, ctx.spider, options.spiderSource, ctx.log);

@@ -3,6 +3,13 @@
  * With autothrottle the wait follows the host's latency (latency / target concurrency, as Scrapy's AutoThrottle),
  * backs off on 429 and 503, and honours Retry-After; it always stays between minDelay (or robots.txt's Crawl-delay,
  * when larger) and maxDelay.
+ *
+ * A host's slot is dropped once it is idle: nothing in flight, its wait since the last start over and any
+ * Retry-After past. From then on a new slot behaves as the old one would have, given two things it cannot work out
+ * again: robots.txt's Crawl-delay, kept for every host that has one (a few hosts; a host that comes back is held to
+ * it from its first request on), and autothrottle's learned delay, kept for the 10,000 hosts idle most recently.
+ * So a crawl over 100,000 hosts keeps slots for the hosts it is working on, not for every host it has seen. Scrapy
+ * drops a slot, learned delay and all, 60 s after its last use; here the learned delay outlives the slot.
  */
 
 export interface SlotSettings {
@@ -26,43 +33,96 @@ class Slot {
   notBefore = 0;
   /** robots.txt Crawl-delay, a floor on the delay. */
   floor = 0;
-  constructor(delay: number) {
+  constructor(delay: number, floor: number) {
     this.delay = delay;
+    this.floor = floor;
   }
 }
+
+/** Learned delays of dropped slots kept, most recent first out last. */
+export const REMEMBERED_DELAYS = 10_000;
+/** Idle slots are looked for at most this often (ms of the clock). */
+const SWEEP_MS = 1000;
 
 export class Slots {
   readonly #slots = new Map<string, Slot>();
   readonly #settings: SlotSettings;
+  readonly #clock: () => number;
+  /** Crawl-delay of every host that has one, slot or not. */
+  readonly #floors = new Map<string, number>();
+  /** Autothrottle's delay of dropped slots whose delay was not the start one, least recently dropped first. */
+  readonly #learned = new Map<string, number>();
+  /** Hosts whose slot had nothing in flight when last seen: the candidates for dropping. */
+  readonly #idle = new Set<string>();
+  #lastSweep = -Infinity;
 
-  constructor(settings: SlotSettings) {
+  /** `clock` gives epoch ms (tests pass their own). */
+  constructor(settings: SlotSettings, clock: () => number = Date.now) {
     this.#settings = settings;
+    this.#clock = clock;
   }
 
   #slot(host: string): Slot {
     let slot = this.#slots.get(host);
     if (!slot) {
-      slot = new Slot(this.#settings.minDelay);
+      const floor = this.#floors.get(host) ?? 0;
+      const learned = this.#learned.get(host);
+      if (learned !== undefined) this.#learned.delete(host);
+      slot = new Slot(learned ?? Math.max(this.#settings.minDelay, floor), floor);
       this.#slots.set(host, slot);
     }
     return slot;
   }
 
+  /** How many hosts have a slot now (for tests and benches). */
+  get size(): number {
+    return this.#slots.size;
+  }
+
+  /** Drops the slots of idle hosts whose wait is over, at most once every SWEEP_MS. */
+  #sweep(now: number): void {
+    if (now - this.#lastSweep < SWEEP_MS) return;
+    this.#lastSweep = now;
+    for (const host of this.#idle) {
+      const slot = this.#slots.get(host);
+      if (slot === undefined || slot.active > 0) {
+        this.#idle.delete(host);
+        continue;
+      }
+      if (now < slot.lastStart + slot.delay * 1000 || now < slot.notBefore) continue;
+      this.#idle.delete(host);
+      this.#slots.delete(host);
+      if (slot.delay !== Math.max(this.#settings.minDelay, slot.floor)) this.#remember(host, slot.delay);
+    }
+  }
+
+  #remember(host: string, delay: number): void {
+    this.#learned.set(host, delay);
+    if (this.#learned.size > REMEMBERED_DELAYS) this.#learned.delete(this.#learned.keys().next().value!);
+  }
+
   /** Epoch ms from which a request to the host may start; Infinity while all its slots are busy. */
   readyAt(host: string): number {
-    const slot = this.#slot(host);
+    const slot = this.#slots.get(host);
+    // No slot: nothing in flight and no wait left (a slot goes only then).
+    if (slot === undefined) return -Infinity;
     if (slot.active >= this.#settings.perDomain) return Infinity;
     return Math.max(slot.lastStart + slot.delay * 1000, slot.notBefore);
   }
 
-  start(host: string, now = Date.now()): void {
+  start(host: string, now = this.#clock()): void {
     const slot = this.#slot(host);
     slot.active++;
     slot.lastStart = now;
+    this.#sweep(now);
   }
 
   /** Records a finished request: its latency in seconds, its status (0 for a network failure), Retry-After. */
-  finish(host: string, outcome: { latency: number; status: number; retryAfter?: number }, now = Date.now()): void {
+  finish(
+    host: string,
+    outcome: { latency: number; status: number; retryAfter?: number },
+    now = this.#clock(),
+  ): void {
     const slot = this.#slot(host);
     slot.active = Math.max(0, slot.active - 1);
     const { minDelay, maxDelay, autothrottle, autothrottleTarget } = this.#settings;
@@ -79,6 +139,8 @@ export class Slots {
     if (outcome.retryAfter !== undefined && outcome.retryAfter > 0) {
       slot.notBefore = Math.max(slot.notBefore, now + Math.min(outcome.retryAfter, Math.max(maxDelay, low)) * 1000);
     }
+    if (slot.active === 0) this.#idle.add(host);
+    this.#sweep(now);
   }
 
   /** Sets robots.txt's Crawl-delay for a host: the delay never goes below it. */
@@ -86,20 +148,26 @@ export class Slots {
     const slot = this.#slot(host);
     slot.floor = Math.min(seconds, Math.max(this.#settings.maxDelay, this.#settings.minDelay));
     slot.delay = Math.max(slot.delay, slot.floor);
+    if (slot.floor > 0) this.#floors.set(host, slot.floor);
+    else this.#floors.delete(host);
+    // A slot made only to hold the floor is as idle as a new one.
+    if (slot.active === 0) this.#idle.add(host);
   }
 
   /** robots.txt's Crawl-delay for a host as far as it is known, in seconds (0: none). */
   crawlDelay(host: string): number {
-    return this.#slots.get(host)?.floor ?? 0;
+    return this.#floors.get(host) ?? 0;
   }
 
   /** The current delay for a host, in seconds. */
   delay(host: string): number {
-    return this.#slot(host).delay;
+    const slot = this.#slots.get(host);
+    if (slot) return slot.delay;
+    return this.#learned.get(host) ?? Math.max(this.#settings.minDelay, this.#floors.get(host) ?? 0);
   }
 
   /** How many requests to a host are in flight. */
   active(host: string): number {
-    return this.#slot(host).active;
+    return this.#slots.get(host)?.active ?? 0;
   }
 }

@@ -3,14 +3,19 @@
  * reason. Keys are snake_case, as the stats file and the job server show them.
  */
 
+/** A crawl's stats as JSON: what `runSpider` returns, the stats file holds and the job server shows. */
 export type StatsRecord = Record<string, unknown>;
 
+/** A crawl's live stats: counters that the crawl adds to as it goes (`crawl.stats`), and `toJSON()` for the record. */
 export class Stats {
   readonly #counters = new Map<string, number>();
   readonly #statuses = new Map<number, number>();
   readonly #dropped = new Map<string, number>();
+  /** When the crawl started. */
   readonly startTime: Date = new Date();
+  /** When it finished; null while it runs. */
   finishTime: Date | null = null;
+  /** Why it finished (`finished`, `shutdown`, `max_items`, ...); null while it runs. */
   finishReason: string | null = null;
 
   /**
@@ -30,14 +35,17 @@ export class Stats {
     }
   }
 
+  /** Adds to a counter (`requests`, `pages`, `items`, ...), which starts at 0. */
   inc(name: string, by = 1): void {
     this.#counters.set(name, (this.#counters.get(name) ?? 0) + by);
   }
 
+  /** A counter's value; 0 for one never added to. */
   get(name: string): number {
     return this.#counters.get(name) ?? 0;
   }
 
+  /** Counts a response with this HTTP status. */
   status(code: number): void {
     this.#statuses.set(code, (this.#statuses.get(code) ?? 0) + 1);
   }
@@ -47,6 +55,7 @@ export class Stats {
     this.#dropped.set(reason, (this.#dropped.get(reason) ?? 0) + 1);
   }
 
+  /** How many requests were left out for this reason. */
   droppedCount(reason: string): number {
     return this.#dropped.get(reason) ?? 0;
   }

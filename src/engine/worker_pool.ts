@@ -19,6 +19,7 @@ import type { FromWorker, ToWorker } from "./callback_worker.ts";
 
 /** Where the spider the workers load comes from: what `netweir crawl` was given. */
 export interface SpiderSource {
+  /** The spider's file (a path, or a file: URL). */
   file: string;
   /** `--spider`, when the file has several. */
   spider?: string;

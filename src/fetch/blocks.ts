@@ -62,15 +62,3 @@ function isBlank(body: Uint8Array): boolean {
   }
   return true;
 }
-
-/** What an errback is given for a blocked response: the response, and why it looks blocked. */
-export class BlockedError extends Error {
-  override name = "BlockedError";
-  readonly response: FetchedResponse;
-  readonly reason: string;
-  constructor(response: FetchedResponse, reason: string) {
-    super(`${response.url} looks blocked (${reason}, HTTP ${response.status})`);
-    this.response = response;
-    this.reason = reason;
-  }
-}

@@ -1,6 +1,6 @@
 /**
- * robots.txt (C9): fetched once per origin, on first need, and kept for the crawl. Requests to one origin that ask
- * at the same time share the one fetch. What cannot be read does not stop the crawl: a 4xx (no robots.txt) or a
+ * robots.txt (C9): fetched once per origin, on first need, and kept while the origin is in use. Requests to one
+ * origin that ask at the same time share the one fetch. What cannot be read does not stop the crawl: a 4xx (no robots.txt) or a
  * network failure allows everything; a 5xx allows everything too, but is remembered ({@link RobotsTxt.state}) so
  * the engine can report the site as troubled.
  */
@@ -35,10 +35,29 @@ export type RobotsState =
 
 interface Entry {
   state: RobotsState;
-  robots?: ParsedRobots;
+  /** The robots.txt itself, when it was read (a 2xx); parsed again from here once its parse has been dropped. */
+  text?: string;
   /** The user-agent group name this robots.txt is read with: our product token when it has a group, else "*". */
   agent: string;
+  /** Epoch ms of the last check on the origin. */
+  lastUsed: number;
 }
+
+/**
+ * How long an origin's robots.txt is kept unused. Past it, the next request to the origin fetches it again: after
+ * an hour away, the site may well have changed it (RFC 9309 asks that a copy be used for 24 hours at most).
+ */
+export const ROBOTS_IDLE_MS = 60 * 60 * 1000;
+/**
+ * Origins whose parsed robots.txt is kept, the most recently used (Crawlee keeps the last 1,000 too). A parse
+ * (robots-parser's rules and their patterns) takes a few times the text; the text of the others is kept, and parsed
+ * again when the origin comes back, which gives the same rules without a fetch.
+ */
+export const PARSED_KEPT = 1000;
+/** The most robots.txt text kept, in UTF-16 units; past it the least recently used origins are dropped entirely. */
+export const TEXT_KEPT = 16 * 1024 * 1024;
+/** What an entry costs besides its text, in the units of TEXT_KEPT (an estimate: its origin, object and map slot). */
+const ENTRY_COST = 100;
 
 /**
  * The product tokens a user agent may be known by in robots.txt, most specific first: "netweir" for
@@ -67,12 +86,28 @@ function groupNames(text: string): Set<string> {
 export class RobotsTxt {
   readonly #fetchText: FetchText;
   readonly #tokens: string[];
-  readonly #entries = new Map<string, Promise<Entry>>();
-  readonly #settled = new Map<string, Entry>();
+  readonly #clock: () => number;
+  /** Fetches under way, shared by every check on the origin meanwhile. */
+  readonly #loading = new Map<string, Promise<Entry>>();
+  /** Origins whose robots.txt is known, least recently used first. */
+  readonly #known = new Map<string, Entry>();
+  /** Parses kept, least recently used first, at most PARSED_KEPT. */
+  readonly #parsed = new Map<string, ParsedRobots>();
+  /** What #known costs, in the units of TEXT_KEPT. */
+  #kept = 0;
+  /** One object for each outcome: an origin's entry points to it rather than to a copy of its own. */
+  readonly #states = new Map<string, RobotsState>();
 
-  constructor(fetchText: FetchText, userAgent: string) {
+  /** `clock` gives epoch ms (tests pass their own). */
+  constructor(fetchText: FetchText, userAgent: string, clock: () => number = Date.now) {
     this.#fetchText = fetchText;
     this.#tokens = productTokens(userAgent);
+    this.#clock = clock;
+  }
+
+  /** How many origins' robots.txt are kept, and how many of them parsed (for tests and benches). */
+  get size(): { known: number; parsed: number } {
+    return { known: this.#known.size, parsed: this.#parsed.size };
   }
 
   /**
@@ -84,33 +119,81 @@ export class RobotsTxt {
     const origin = parsed.origin;
     if (!origin.startsWith("http://") && !origin.startsWith("https://")) return { allowed: true };
     const entry = await this.#entry(origin);
-    if (!entry.robots) return { allowed: true };
+    const robots = this.#robots(origin, entry);
+    if (!robots) return { allowed: true };
     const href = parsed instanceof URL ? parsed.href : typeof url === "string" ? url : url.href;
-    const allowed = entry.robots.isAllowed(href, entry.agent) ?? true;
-    const crawlDelay = entry.robots.getCrawlDelay(entry.agent);
+    const allowed = robots.isAllowed(href, entry.agent) ?? true;
+    const crawlDelay = robots.getCrawlDelay(entry.agent);
     return typeof crawlDelay === "number" && crawlDelay >= 0 ? { allowed, crawlDelay } : { allowed };
   }
 
   /** The Sitemap: URLs of an origin's robots.txt (an origin or any URL on it); empty until it has been fetched. */
   sitemaps(origin: string): string[] {
-    return this.#settled.get(new URL(origin).origin)?.robots?.getSitemaps() ?? [];
+    const key = new URL(origin).origin;
+    const entry = this.#known.get(key);
+    return (entry && this.#robots(key, entry)?.getSitemaps()) ?? [];
   }
 
   /** How an origin's robots.txt turned out, or undefined when it has not been fetched (yet). */
   state(origin: string): RobotsState | undefined {
-    return this.#settled.get(new URL(origin).origin)?.state;
+    return this.#known.get(new URL(origin).origin)?.state;
   }
 
-  #entry(origin: string): Promise<Entry> {
-    let entry = this.#entries.get(origin);
-    if (!entry) {
-      entry = this.#load(origin).then((loaded) => {
-        this.#settled.set(origin, loaded);
+  /** The origin's entry, now when it is known, else once its fetch (shared by every check meanwhile) is done. */
+  #entry(origin: string): Entry | Promise<Entry> {
+    const now = this.#clock();
+    this.#forget(now);
+    const known = this.#known.get(origin);
+    if (known) {
+      // Moved to the end: the map stays in order of last use.
+      this.#known.delete(origin);
+      this.#known.set(origin, known);
+      known.lastUsed = now;
+      return known;
+    }
+    let loading = this.#loading.get(origin);
+    if (!loading) {
+      loading = this.#load(origin).then((loaded) => {
+        this.#loading.delete(origin);
+        loaded.lastUsed = this.#clock();
+        this.#known.set(origin, loaded);
+        this.#kept += ENTRY_COST + (loaded.text?.length ?? 0);
+        this.#forget(loaded.lastUsed);
         return loaded;
       });
-      this.#entries.set(origin, entry);
+      this.#loading.set(origin, loading);
     }
-    return entry;
+    return loading;
+  }
+
+  /** Drops the origins unused for ROBOTS_IDLE_MS, and the least recently used while the texts are over TEXT_KEPT. */
+  #forget(now: number): void {
+    for (const [origin, entry] of this.#known) {
+      if (entry.lastUsed > now - ROBOTS_IDLE_MS && this.#kept <= TEXT_KEPT) break;
+      this.#known.delete(origin);
+      this.#parsed.delete(origin);
+      this.#kept -= ENTRY_COST + (entry.text?.length ?? 0);
+    }
+  }
+
+  /** The origin's rules, parsed again from the kept text when the parse was dropped. */
+  #robots(origin: string, entry: Entry): ParsedRobots | undefined {
+    if (entry.text === undefined) return undefined;
+    let robots = this.#parsed.get(origin);
+    if (robots) this.#parsed.delete(origin);
+    else robots = robotsParser(`${origin}/robots.txt`, entry.text);
+    this.#parsed.set(origin, robots);
+    if (this.#parsed.size > PARSED_KEPT) this.#parsed.delete(this.#parsed.keys().next().value!);
+    return robots;
+  }
+
+  #state(kind: RobotsState["kind"], status?: number): RobotsState {
+    const key = `${kind} ${status}`;
+    const known = this.#states.get(key);
+    if (known !== undefined) return known;
+    const state: RobotsState = Object.freeze(kind === "unreachable" ? { kind } : { kind, status: status! });
+    this.#states.set(key, state);
+    return state;
   }
 
   async #load(origin: string): Promise<Entry> {
@@ -121,12 +204,12 @@ export class RobotsTxt {
     } catch {
       answer = null;
     }
-    if (!answer) return { state: { kind: "unreachable" }, agent: "*" };
+    if (!answer) return { state: this.#state("unreachable"), agent: "*", lastUsed: 0 };
     const { status, text } = answer;
-    if (status >= 500) return { state: { kind: "server_error", status }, agent: "*" };
-    if (status < 200 || status >= 300) return { state: { kind: "missing", status }, agent: "*" };
+    if (status >= 500) return { state: this.#state("server_error", status), agent: "*", lastUsed: 0 };
+    if (status < 200 || status >= 300) return { state: this.#state("missing", status), agent: "*", lastUsed: 0 };
     const groups = groupNames(text);
     const agent = this.#tokens.find((token) => groups.has(token)) ?? "*";
-    return { state: { kind: "parsed", status }, robots: robotsParser(url, text), agent };
+    return { state: this.#state("parsed", status), text, agent, lastUsed: 0 };
   }
 }

@@ -8,6 +8,12 @@
  * same transaction that queues its links, so a crash at any point leaves either the page held (fetched again on
  * the next run) or finished with its links queued. Requests are stored with the request codec the shared queue
  * uses, so the same rule holds: a request's callbacks are the spider's methods, its meta and cbKwargs JSON.
+ *
+ * What keeps a crawl of millions at its first pages' pace: a yielded link is looked up in the duplicate filter
+ * before it is encoded (most links a page yields are seen already, and encoding is most of what one costs); a lease
+ * reads the order of the queue (priority, sequence, host) and fetches the text of only the requests it takes; and
+ * the numbers of waiting, held and seen requests are counted as they change, from one count when the file is
+ * opened, not with `count(*)` over a million rows each time the crawl asks whether it is over.
  */
 import { mkdir } from "node:fs/promises";
 import { checkWritableDirectory } from "../settings/writable_path.ts";
@@ -65,6 +71,10 @@ export class CheckpointFrontier implements Frontier {
   #pushed = 0;
   #leased = 0;
   #unqueueable = 0;
+  /** Requests in the queue, held and in the duplicate filter: kept as they change (see #recount). */
+  #waiting = 0;
+  #held = 0;
+  #seen = 0;
   readonly #limits: EntryLimits;
   /** Rows that are not requests within the limits (a file edited by hand, or written with larger limits). */
   readonly #badEntries: BadEntryLog;
@@ -79,9 +89,10 @@ export class CheckpointFrontier implements Frontier {
     db.exec(SCHEMA);
     this.#statements = {
       markSeen: db.prepare("INSERT OR IGNORE INTO seen (fp) VALUES (?)"),
+      unsee: db.prepare("DELETE FROM seen WHERE fp = ?"),
       enqueue: db.prepare("INSERT INTO queue (priority, host, json) VALUES (?, ?, ?)"),
-      head: db.prepare("SELECT seq, priority, host, json FROM queue ORDER BY priority DESC, seq LIMIT ?"),
-      dequeue: db.prepare("DELETE FROM queue WHERE seq = ?"),
+      head: db.prepare("SELECT seq, host FROM queue ORDER BY priority DESC, seq LIMIT ?"),
+      dequeue: db.prepare("DELETE FROM queue WHERE seq = ? RETURNING priority, host, json"),
       hold: db.prepare("INSERT INTO held (seq, priority, host, json) VALUES (?, ?, ?, ?)"),
       heldOne: db.prepare("SELECT seq, priority, host, json FROM held WHERE id = ?"),
       release: db.prepare("DELETE FROM held WHERE id = ?"),
@@ -97,6 +108,14 @@ export class CheckpointFrontier implements Frontier {
     };
     this.#pushed = Number(this.#meta("pushed") ?? 0);
     this.#leased = Number(this.#meta("leased") ?? 0);
+  }
+
+  /** Counts waiting, held and seen requests in the file: once when it is opened, and after a failed transaction. */
+  #recount(): void {
+    const row = this.#statements.count.get() as { waiting: number; held: number; seen: number };
+    this.#waiting = Number(row.waiting);
+    this.#held = Number(row.held);
+    this.#seen = Number(row.seen);
   }
 
   /**
@@ -125,6 +144,7 @@ export class CheckpointFrontier implements Frontier {
         db.exec("DELETE FROM held");
         return rows.length;
       });
+      frontier.#recount();
       if (back > 0) options.log.info(`checkpoint: ${back} requests the last run had not finished are queued again`);
       frontier.#logWhereItStands(dir, options.log);
       return frontier;
@@ -154,7 +174,13 @@ export class CheckpointFrontier implements Frontier {
   }
 
   #transaction<T>(body: () => T): T {
-    return inTransaction(this.#db, body);
+    try {
+      return inTransaction(this.#db, body);
+    } catch (error) {
+      // Rolled back: the counters may have counted changes that are not in the file.
+      if (!this.#closed) this.#recount();
+      throw error;
+    }
   }
 
   #meta(key: string): string | undefined {
@@ -166,18 +192,23 @@ export class CheckpointFrontier implements Frontier {
   #add(requests: readonly Request[]): number {
     let added = 0;
     for (const request of requests) {
+      const key = filterKey(request);
+      const fresh = Number(this.#statements.markSeen.run(key).changes) === 1;
+      if (!fresh && !request.dontFilter) continue;
       let json: string;
       try {
         json = encodeRequest(this.#spider, request, this.#limits);
       } catch (error) {
         if (!(error instanceof TypeError)) throw error;
+        // Not queued, so not seen either: the same request made queueable later goes in.
+        if (fresh) this.#statements.unsee.run(key);
         this.#unqueueable++;
         this.#log.error(`cannot keep ${request.url} in the checkpoint: ${error.message}`);
         continue;
       }
-      const fresh = Number(this.#statements.markSeen.run(filterKey(request)).changes) === 1;
-      if (!fresh && !request.dontFilter) continue;
+      if (fresh) this.#seen++;
       this.#statements.enqueue.run(request.priority, request.host, json);
+      this.#waiting++;
       added++;
     }
     this.#pushed += added;
@@ -193,14 +224,19 @@ export class CheckpointFrontier implements Frontier {
     if (max <= 0) return Promise.resolve([]);
     const skipHost = options.skipHost;
     const leases = this.#transaction(() => {
-      const rows = this.#statements.head.all(skipHost ? LOOKAHEAD : max) as Array<
-        { seq: number; priority: number; host: string; json: string }
+      // The order alone, read only as far as the lease needs; the requests' text only for those it takes.
+      const chosen: number[] = [];
+      const order = this.#statements.head.iterate(skipHost ? LOOKAHEAD : max) as Iterable<
+        { seq: number; host: string }
       >;
+      for (const { seq, host } of order) {
+        if (!skipHost?.(host)) chosen.push(seq);
+        if (chosen.length >= max) break;
+      }
       const out: Lease[] = [];
-      for (const row of rows) {
-        if (out.length >= max) break;
-        if (skipHost?.(row.host)) continue;
-        this.#statements.dequeue.run(row.seq);
+      for (const seq of chosen) {
+        const row = this.#statements.dequeue.get(seq) as { priority: number; host: string; json: string };
+        this.#waiting--;
         let request: Request;
         try {
           request = decodeRequest(this.#spider, row.json, this.#limits);
@@ -210,7 +246,8 @@ export class CheckpointFrontier implements Frontier {
           this.#badEntries.report(`${error.message}: ${String(row.json).slice(0, 120)}`);
           continue;
         }
-        const id = Number(this.#statements.hold.run(row.seq, row.priority, row.host, row.json).lastInsertRowid);
+        const id = Number(this.#statements.hold.run(seq, row.priority, row.host, row.json).lastInsertRowid);
+        this.#held++;
         out.push({ id: String(id), request });
       }
       this.#leased += out.length;
@@ -223,7 +260,7 @@ export class CheckpointFrontier implements Frontier {
   finish(lease: Lease, yielded: readonly Request[]): Promise<void> {
     this.#transaction(() => {
       this.#add(yielded);
-      this.#statements.release.run(Number(lease.id));
+      this.#held -= Number(this.#statements.release.run(Number(lease.id)).changes);
     });
     return Promise.resolve();
   }
@@ -238,6 +275,8 @@ export class CheckpointFrontier implements Frontier {
         // Its old sequence number puts it back where it was: ahead of everything queued after it.
         this.#statements.requeue.run(row.seq, row.priority, row.host, row.json);
         this.#statements.release.run(Number(lease.id));
+        this.#waiting++;
+        this.#held--;
       }
     });
     return Promise.resolve();
@@ -249,8 +288,7 @@ export class CheckpointFrontier implements Frontier {
   }
 
   #counts(): { waiting: number; held: number; seen: number } {
-    const row = this.#statements.count.get() as { waiting: number; held: number; seen: number };
-    return { waiting: Number(row.waiting), held: Number(row.held), seen: Number(row.seen) };
+    return { waiting: this.#waiting, held: this.#held, seen: this.#seen };
   }
 
   status(): Promise<FrontierStatus> {

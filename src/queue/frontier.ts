@@ -12,6 +12,7 @@ import type { Request } from "../spider/request.ts";
 export interface Lease {
   /** Store-specific handle for the held request. */
   readonly id: string;
+  /** The request held. */
   readonly request: Request;
 }
 
@@ -46,6 +47,7 @@ export interface FrontierStatus {
  */
 export type FrontierStats = Record<string, number>;
 
+/** Where a crawl's requests wait: the store behind the crawl loop (memory, a checkpoint, or a shared Redis queue). */
 export interface Frontier {
   /**
    * Adds requests (the start requests, or requests pushed from outside). Duplicates are left out unless
@@ -68,6 +70,7 @@ export interface Frontier {
    * for as long as its idle setting asks). The engine asks when it has nothing in flight and `lease` gave nothing.
    */
   ended(): Promise<boolean>;
+  /** Where the crawl stands: waiting, held, processes, seen and queued. */
   status(): Promise<FrontierStatus>;
   /** The store's own stats counters (pushed, leased, ...). */
   stats(): FrontierStats;
@@ -75,6 +78,7 @@ export interface Frontier {
   savedStats?(): Record<string, unknown> | undefined;
   /** For a store that outlives the process: keeps the crawl's stats for the next run. */
   saveStats?(record: Record<string, unknown>): void;
+  /** Releases what the store holds (connections, files); called once at the end of the crawl. */
   close(): Promise<void>;
   /**
    * For stores that can fail on their own (a shared queue that is lost): calls `handler` once, with the error, when

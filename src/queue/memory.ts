@@ -1,8 +1,13 @@
-/** The memory store: the default frontier, for one process, gone when it ends. */
+/**
+ * The memory store: the default frontier, for one process, gone when it ends. Waiting requests are packed as bytes
+ * (packed_queue.ts) and the duplicate filter keeps 128-bit keys in a table (fingerprint_set.ts), so a million
+ * waiting requests cost about a hundred megabytes, not six hundred.
+ */
 import type { Request } from "../spider/request.ts";
 import { fingerprint } from "../spider/fingerprint.ts";
 import type { Frontier, FrontierStats, FrontierStatus, Lease, LeaseOptions } from "./frontier.ts";
-import { PriorityQueue } from "./priority_queue.ts";
+import { FingerprintSet } from "./fingerprint_set.ts";
+import { PackedQueue } from "./packed_queue.ts";
 
 /**
  * How many requests of a priority a lease looks at when it passes over busy hosts: enough to find other sites among
@@ -10,9 +15,10 @@ import { PriorityQueue } from "./priority_queue.ts";
  */
 const LOOKAHEAD = 1000;
 
+/** The default frontier: requests wait in this process's memory, and are gone when it ends. */
 export class MemoryFrontier implements Frontier {
-  readonly #queue = new PriorityQueue<Request>();
-  readonly #seen = new Set<string>();
+  readonly #queue = new PackedQueue();
+  readonly #seen = new FingerprintSet();
   readonly #held = new Map<string, Request>();
   #nextId = 0;
   #queued = 0;
@@ -26,10 +32,8 @@ export class MemoryFrontier implements Frontier {
   #add(requests: readonly Request[]): number {
     let added = 0;
     for (const request of requests) {
-      const key = fingerprint(request);
-      if (this.#seen.has(key) && !request.dontFilter) continue;
-      this.#seen.add(key);
-      this.#queue.push(request, request.priority);
+      if (!this.#seen.add(fingerprint(request)) && !request.dontFilter) continue;
+      this.#queue.push(request);
       this.#queued++;
       added++;
     }
@@ -39,9 +43,7 @@ export class MemoryFrontier implements Frontier {
 
   lease(max: number, options: LeaseOptions = {}): Promise<Lease[]> {
     const { skipHost } = options;
-    const requests = skipHost
-      ? this.#queue.take(max, (request) => skipHost(request.host), LOOKAHEAD)
-      : this.#queue.take(max, () => false, max);
+    const requests = skipHost ? this.#queue.take(max, skipHost, LOOKAHEAD) : this.#queue.take(max, undefined, max);
     const leases = requests.map((request) => {
       const id = String(this.#nextId++);
       this.#held.set(id, request);
@@ -59,7 +61,7 @@ export class MemoryFrontier implements Frontier {
 
   giveBack(leases: readonly Lease[]): Promise<void> {
     for (const lease of [...leases].reverse()) {
-      if (this.#held.delete(lease.id)) this.#queue.unshift(lease.request, lease.request.priority);
+      if (this.#held.delete(lease.id)) this.#queue.unshift(lease.request);
     }
     return Promise.resolve();
   }

@@ -21,7 +21,7 @@ import type { FrontierStatus } from "./frontier.ts";
 import { describe, RedisConnection, type ScriptArg } from "./redis_client.ts";
 import { keyPrefix, startLine } from "./redis_frontier.ts";
 import type { ScriptName } from "./redis_scripts.ts";
-import { checkQueueKey, maskQueueUrl, parseRedisUrl, type RedisTarget } from "./redis_url.ts";
+import { checkQueueKey, maskQueueUrl, parseRedisUrl, type RedisTarget } from "../settings/redis_url.ts";
 
 /** URLs sent to Redis in one round trip, and the most a push holds in memory at once. */
 export const PUSH_BATCH = 1000;
@@ -50,7 +50,9 @@ export interface PushOptions {
 
 /** What a push did: `pushed` went into the queue, `skipped` were left out as already seen. */
 export interface PushResult {
+  /** URLs that went into the queue. */
   pushed: number;
+  /** URLs left out as already seen. */
   skipped: number;
 }
 
@@ -73,6 +75,42 @@ export function escapeGlob(text: string): string {
 /**
  * One crawl's shared queue, seen from outside the crawl. The URL and key are checked at once (TypeError); the
  * connection is made on first use, and a Redis that cannot be reached or fails is a QueueError, password masked.
+ *
+ * @example Feeding a crawl's queue, with a Redis of its own on 127.0.0.1 started for the example
+ * ```ts
+ * import { Queue } from "netweir";
+ * import assert from "node:assert/strict";
+ *
+ * // A throwaway redis-server on a free port, keeping nothing on disk.
+ * const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+ * const port = listener.addr.port;
+ * listener.close();
+ * const redis = new Deno.Command("redis-server", {
+ *   args: ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+ *   stdout: "null",
+ * }).spawn();
+ * for (let tries = 0; ; tries++) { // until it accepts connections
+ *   try {
+ *     (await Deno.connect({ hostname: "127.0.0.1", port })).close();
+ *     break;
+ *   } catch (error) {
+ *     if (tries === 100) throw error;
+ *     await new Promise((resolve) => setTimeout(resolve, 50));
+ *   }
+ * }
+ *
+ * try {
+ *   await using queue = new Queue(`redis://127.0.0.1:${port}/0`, "Books");
+ *   const urls = ["https://books.example/page-2", "https://books.example/page-3"];
+ *   assert.deepEqual(await queue.push(urls, { priority: 10 }), { pushed: 2, skipped: 0 });
+ *   assert.deepEqual(await queue.push(urls), { pushed: 0, skipped: 2 }); // the crawl has seen them
+ *   assert.equal((await queue.status()).waiting, 2);
+ *   assert.ok(await queue.clear() > 0);
+ * } finally {
+ *   redis.kill("SIGTERM");
+ *   await redis.status;
+ * }
+ * ```
  */
 export class Queue {
   readonly #url: string;
@@ -83,6 +121,7 @@ export class Queue {
   #connecting: Promise<RedisConnection> | undefined;
   #closed = false;
 
+  /** The queue of the crawl under `key` in the Redis at `url`; nothing is connected until it is first used. */
   constructor(url: string, key: string, options: QueueOptions = {}) {
     if (typeof url !== "string") throw new TypeError("queue URL must be a string");
     if (typeof key !== "string") throw new TypeError("queue key must be a string");

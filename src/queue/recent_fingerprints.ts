@@ -6,14 +6,18 @@
  * lookups and inserts stay O(1) and memory stays flat, and what was used recently is kept.
  *
  * A fingerprint here is only ever one the filter has: forgetting one costs a question to Redis, never a page.
+ *
+ * Each generation is a FingerprintSet (128-bit keys in a table of words) rather than a Set of 32-character strings:
+ * a third of the memory, and nothing for the garbage collector to walk.
  */
+import { FingerprintSet } from "./fingerprint_set.ts";
 
-/** Fingerprints kept by default: about 10 MB of memory at most. */
+/** Fingerprints kept by default: about 8 MB of memory at most. */
 export const RECENT_FINGERPRINTS = 200_000;
 
 export class RecentFingerprints {
-  #young = new Set<string>();
-  #old = new Set<string>();
+  #young = new FingerprintSet();
+  #old = new FingerprintSet();
   readonly #half: number;
 
   constructor(capacity = RECENT_FINGERPRINTS) {
@@ -24,11 +28,12 @@ export class RecentFingerprints {
     return this.#young.has(fingerprint) || this.#old.has(fingerprint);
   }
 
+  /** Adds a fingerprint (at least its first 32 hex digits, lower case). */
   add(fingerprint: string): void {
     if (this.#young.has(fingerprint)) return;
     if (this.#young.size >= this.#half) {
       this.#old = this.#young;
-      this.#young = new Set();
+      this.#young = new FingerprintSet();
     }
     this.#young.add(fingerprint);
   }

@@ -8,7 +8,7 @@ import { Buffer } from "node:buffer";
 import type { Redis } from "ioredis";
 import { QueueError } from "../errors.ts";
 import { maskSecrets } from "../log.ts";
-import { maskQueueUrl, type RedisTarget } from "./redis_url.ts";
+import { maskQueueUrl, type RedisTarget } from "../settings/redis_url.ts";
 import { type ScriptName, SCRIPTS } from "./redis_scripts.ts";
 
 /** A script argument: text, a number, or raw bytes (fingerprints). */

@@ -20,7 +20,7 @@ import { RecentFingerprints } from "./recent_fingerprints.ts";
 import type { Frontier, FrontierStats, FrontierStatus, Lease, LeaseOptions } from "./frontier.ts";
 import { describe, mayPass, RedisConnection, type ScriptArg } from "./redis_client.ts";
 import type { ScriptName } from "./redis_scripts.ts";
-import { parseRedisUrl } from "./redis_url.ts";
+import { parseRedisUrl } from "../settings/redis_url.ts";
 import { retry } from "./retry.ts";
 
 export interface RedisFrontierOptions {

@@ -5,32 +5,51 @@
 import { availableParallelism } from "node:os";
 import { UsageError } from "../errors.ts";
 
+/** The options of `netweir serve`, checked (see {@link checkServeOptions}). */
 export interface ServeOptions {
   /** "NAME=PATH" or bare PATH, one per project. */
   projects: string[];
+  /** The address to listen on (127.0.0.1 by default). */
   bind: string;
+  /** The port to listen on; 0 lets the system choose one. */
   port: number;
+  /** The folder of the job database, the logs and the items (--dir). */
   dir: string;
+  /** Jobs that run at once; more wait their turn. */
   maxJobs: number;
+  /** How many finished jobs are remembered (the oldest are forgotten, with their logs and items). */
   keep: number;
+  /** The HTTP basic auth user name, when a login is asked for. */
   username?: string;
+  /** The HTTP basic auth password, when a login is asked for. */
   password?: string;
+  /** Listen where other machines can reach the service without a login (--insecure-no-auth). */
   insecureNoAuth: boolean;
   /** Seconds a cancelled job has to stop before it is killed with its children (30; shorter in tests). */
   cancelGrace: number;
 }
 
-/** What the command line and the environment give, before checking. */
+/** What the command line and the environment give, before checking: text, as typed. */
 export interface RawServeOptions {
+  /** --project, once per project. */
   project?: string[];
+  /** --bind. */
   bind?: string;
+  /** --port. */
   port?: string;
+  /** --dir. */
   dir?: string;
+  /** --max-jobs. */
   maxJobs?: string;
+  /** --keep. */
   keep?: string;
+  /** --username (else NETWEIR_SERVE_USERNAME). */
   username?: string;
+  /** --password (else NETWEIR_SERVE_PASSWORD). */
   password?: string;
+  /** --insecure-no-auth. */
   insecureNoAuth?: boolean;
+  /** Seconds a cancelled job has to stop (30 by default). */
   cancelGrace?: string;
 }
 

@@ -14,14 +14,20 @@ import { openJobService } from "./job_service.ts";
 import { INSECURE_WARNING, isLoopback, type ServeOptions } from "./options.ts";
 import { createProjectRegistry } from "./projects.ts";
 
+/** A job server started by {@link startService}. */
 export interface RunningService {
   /** `http://HOST:PORT/`. */
   url: string;
+  /** The port it listens on (the one the system chose, for port 0). */
   port: number;
   /** Stops the service; a second call kills running jobs at once. */
   close(): Promise<void>;
 }
 
+/**
+ * Starts the job server: checks the projects, takes the --dir lock, opens the job database and starts the jobs
+ * found waiting, then listens. Throws UsageError for a bad project or a --dir another server holds.
+ */
 export async function startService(options: ServeOptions, log: Logger): Promise<RunningService> {
   // Projects are checked before --dir is touched: a typo in a path must not leave a lock or a database behind.
   const registry = createProjectRegistry(options.projects, runtime.cwd());

@@ -4,7 +4,7 @@
  */
 import { platform } from "node:os";
 import { SettingsError } from "../errors.ts";
-import { checkQueueKey, parseRedisUrl } from "../queue/redis_url.ts";
+import { checkQueueKey, parseRedisUrl } from "./redis_url.ts";
 import { BUILTIN_PROFILES } from "./profiles.ts";
 import { Settings, type SettingsInit } from "./settings.ts";
 import { findSetting, SETTINGS, type SettingValues } from "./table.ts";

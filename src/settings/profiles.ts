@@ -1,6 +1,7 @@
 /** Built-in profiles (C17): named bundles of settings a crawl can start from. */
 import type { SettingsInit } from "./settings.ts";
 
+/** The profiles every spider can choose with the `profile` setting, by name. */
 export const BUILTIN_PROFILES: Readonly<Record<string, SettingsInit>> = {
   /** For sites you want to stay friends with: one request at a time per host, a second apart at least. */
   polite: { perDomain: 1, minDelay: 1, maxDelay: 60, autothrottle: true, obeyRobotsTxt: true },

@@ -15,10 +15,31 @@ function unknownSetting(name: string): never {
   throw new SettingsError(`unknown setting ${name}${near ? ` (did you mean ${near}?)` : ""}`, { setting: name });
 }
 
-/** A set of settings given explicitly; anything not given falls back to the next layer, then the default. */
+/**
+ * A set of settings given explicitly; anything not given falls back to the next layer, then the default. Names are
+ * taken in either spelling (`maxItems` or `max_items`), and every value is checked when it is given.
+ *
+ * @example Layers, both spellings, and the checks
+ * ```ts
+ * import { Settings, SettingsError } from "netweir";
+ * import assert from "node:assert/strict";
+ *
+ * const spider = new Settings({ concurrency: 4, per_domain: 2 });
+ * const commandLine = Settings.fromPairs(["per_domain=1", "max_items=100"]);
+ * const settings = spider.merge(commandLine).resolve();
+ * assert.equal(settings.concurrency, 4); // the spider's
+ * assert.equal(settings.perDomain, 1); // the command line's, over the spider's
+ * assert.equal(settings.maxItems, 100);
+ * assert.equal(settings.obeyRobotsTxt, true); // the default
+ *
+ * assert.throws(() => new Settings({ concurency: 4 }), SettingsError); // did you mean concurrency?
+ * assert.throws(() => Settings.fromPairs(["per_domain=many"]), SettingsError);
+ * ```
+ */
 export class Settings {
   readonly #values = new Map<SettingKey, unknown>();
 
+  /** A layer with these values; an unknown name or a wrong value throws a SettingsError naming the setting. */
   constructor(init: SettingsInit = {}) {
     for (const [name, value] of Object.entries(init)) {
       if (value === undefined) continue;

@@ -33,7 +33,11 @@ export const BROWSER_RESOURCE_TYPES = [
 /** User-agent sent when a spider does not set its own. */
 export const DEFAULT_USER_AGENT = `netweir/${VERSION}`;
 
-const TABLE = {
+/**
+ * Every setting, keyed by its TypeScript name: its command-line name, type, default, check and one line of doc. The
+ * one table that `Settings`, `-s`, the docs and `netweir settings` all read.
+ */
+export const TABLE = {
   // Scheduling and politeness (C7)
   concurrency: setting<number>({
     cli: "concurrency",

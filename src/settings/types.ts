@@ -1,5 +1,6 @@
 /** The value types a setting can have, and how one definition in the table is written. */
 
+/** The type of a setting's values, by the name the table gives it. */
 export type SettingType =
   | "int"
   | "float"
@@ -16,6 +17,7 @@ export interface SettingDefinition<T = unknown> {
   key: string;
   /** snake_case name used with `-s` and over HTTP. */
   cli: string;
+  /** The type of its values, which also says how `-s` text is read. */
   type: SettingType;
   /** Whether `null` (Python's None) is an allowed value. */
   nullable?: boolean;
@@ -26,6 +28,7 @@ export interface SettingDefinition<T = unknown> {
   emptyIsMistake?: boolean;
   /** For string settings with a fixed set of values. */
   choices?: readonly string[];
+  /** The value when no layer gives one. */
   default: T;
   /** Checks one value on its own; returns a problem in words, or undefined. */
   check?: (value: T) => string | undefined;

@@ -84,21 +84,19 @@ export function canonicalHref(href: string): string {
  */
 export const FINGERPRINT_MEMO: unique symbol = Symbol("netweir.fingerprint");
 
-interface Fingerprintable {
-  method: string;
-  url: string;
-  body?: string;
-  [FINGERPRINT_MEMO]?: string;
-}
+type Described = { method: string; url: string; body?: string };
 
 /** A request's fingerprint: 40 hex characters (SHA-1). */
-export function fingerprint(request: Fingerprintable): string {
+export function fingerprint(request: { method: string; url: string; body?: string }): string {
   // Only a Request has the memo slot, and its URL is one the parser wrote (so canonicalHref applies).
-  if (FINGERPRINT_MEMO in request) return request[FINGERPRINT_MEMO] ??= fingerprintOf(request, canonicalHref);
+  if (FINGERPRINT_MEMO in request) {
+    const memo = request as Described & { [FINGERPRINT_MEMO]: string | undefined };
+    return memo[FINGERPRINT_MEMO] ??= fingerprintOf(request, canonicalHref);
+  }
   return fingerprintOf(request, canonicalUrl);
 }
 
-function fingerprintOf(request: Fingerprintable, canonical: (url: string) => string): string {
+function fingerprintOf(request: Described, canonical: (url: string) => string): string {
   // sha1.ts rather than node:crypto: a push of a million URLs computes a million of these, and node:crypto's
   // native buffers made up half of that push's memory.
   const body = request.body ? sha1Hex(request.body) : "";

@@ -9,6 +9,7 @@ import { domainMatcher } from "./host_in_domain.ts";
 /** A URL pattern: a regular expression, or its source as a string. Searched anywhere in the absolute URL. */
 export type Pattern = string | RegExp;
 
+/** Which links a LinkExtractor takes; every option narrows, and none means every link of the page. */
 export interface LinkExtractorOptions {
   /** Only links matching one of these (any link when none are given). */
   allow?: Pattern | readonly Pattern[];
@@ -66,6 +67,7 @@ function hasExtension(pathname: string, extensions: ReadonlySet<string>): boolea
   return false;
 }
 
+/** Takes the links of a page that pass its patterns, domains, regions and extensions (see LinkExtractorOptions). */
 export class LinkExtractor {
   readonly #allow: readonly RegExp[];
   readonly #deny: readonly RegExp[];
@@ -77,6 +79,7 @@ export class LinkExtractor {
   /** The region selectors, joined into one selector list ("" for the whole page). */
   readonly restrictCss: string;
 
+  /** An extractor from its options; a pattern that is no valid RegExp throws a TypeError naming the option. */
   constructor(options: LinkExtractorOptions = {}) {
     this.#allow = list(options.allow).map((p) => compilePattern(p, "allow"));
     this.#deny = list(options.deny).map((p) => compilePattern(p, "deny"));

@@ -8,6 +8,7 @@ import type { Spider } from "./spider.ts";
  * a response (see `makeResponse`) to answer it without fetching.
  */
 export interface RequestMiddleware {
+  /** Called with each request before it is fetched. */
   processRequest(
     request: Request,
     spider: Spider,
@@ -19,6 +20,7 @@ export interface RequestMiddleware {
  * instead (it is pushed to the queue and this response is dropped).
  */
 export interface ResponseMiddleware {
+  /** Called with each response before its callback sees it. */
   processResponse(
     response: FetchedResponse,
     spider: Spider,

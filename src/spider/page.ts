@@ -15,7 +15,12 @@ import { decodeBody, detectEncoding } from "./charset.ts";
 import { isHttpUrl, type LinkScan, needsBase, resolveHref, resolveLinks, walkLinks } from "./html_links.ts";
 import { scanElements, type ScannedElement } from "./element_scan.ts";
 
-/** What `follow` accepts: a URL (absolute or relative to the page), a selection, or a DOM element. */
+/**
+ * What `follow` accepts: a URL (absolute or relative to the page), a selection, or a DOM element.
+ *
+ * Hidden from the generated docs: it names domhandler's Element, which domhandler documents.
+ * @ignore
+ */
 export type FollowTarget = string | Selection | Element;
 
 /** Quick test for a `<base` tag, so pages without one (nearly all) never need a scan to learn their base URL. */
@@ -54,10 +59,33 @@ function linkScanOf(elements: readonly ScannedElement[]): LinkScan {
   return scan;
 }
 
+/**
+ * A downloaded page as a callback sees it: its URL, status, headers and body, CSS selection (`css()`), links
+ * (`links()`), and `follow()` to request a link of it.
+ *
+ * @example Reading a page built from HTML (no network)
+ * ```ts
+ * import { makeResponse, Page, Request } from "netweir";
+ * import assert from "node:assert/strict";
+ *
+ * const html = `<html><head><title>Shelf</title></head><body>
+ *   <h1>New <em>books</em></h1>
+ *   <a href="/dune">Dune</a> <a href="https://other.example/emma">Emma</a></body></html>`;
+ * const request = new Request("https://books.example/shelf/");
+ * const page = new Page(makeResponse(request, { body: html, headers: { "content-type": "text/html" } }));
+ *
+ * assert.equal(page.css("title").text(), "Shelf");
+ * assert.equal(page.css("h1").text(), "New books");
+ * assert.deepEqual(page.links(), ["https://books.example/dune", "https://other.example/emma"]);
+ * assert.equal(page.follow("/dune").depth, 1);
+ * ```
+ */
 export class Page {
   /** The final URL, after redirects. */
   readonly url: string;
+  /** The HTTP status. */
   readonly status: number;
+  /** The response headers. */
   readonly headers: Headers;
   /** The body, decompressed. */
   readonly body: Uint8Array;
@@ -82,6 +110,7 @@ export class Page {
   readonly #scannedByName = new Map<string, ScannedElement[]>();
   #scans = 0;
 
+  /** The page of a response; `request` is the one it answers when not the response's own. */
   constructor(response: FetchedResponse, request: Request = response.request) {
     this.response = response;
     this.url = response.url;
@@ -150,7 +179,12 @@ export class Page {
     return this.#document !== undefined;
   }
 
-  /** The parsed DOM (a domhandler Document); parsed on first use. */
+  /**
+   * The parsed DOM (a domhandler Document); parsed on first use.
+   *
+   * Hidden from the generated docs: its type is domhandler's, which domhandler documents.
+   * @ignore
+   */
   get document(): Document {
     return this.#document ??= parseDocument(this.text);
   }

@@ -2,6 +2,7 @@
 import type { Spider } from "./spider.ts";
 import type { Item } from "./types.ts";
 
+/** An item pipeline: sees every item in turn, and may change or drop it. */
 export interface Pipeline {
   /** Called once before the first item. */
   open?(spider: Spider): void | Promise<void>;

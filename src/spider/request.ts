@@ -14,19 +14,29 @@ export type Step = Record<string, unknown>;
 
 /** Login for one request (basic auth). */
 export interface RequestAuth {
+  /** The user name. */
   user: string;
+  /** The password; it is masked in logs. */
   password: string;
 }
 
 /** Everything a request can say. Only `url` is required. */
 export interface RequestInit {
+  /** The absolute URL to fetch. */
   url: string;
+  /** The HTTP method; GET by default. */
   method?: string;
+  /** Request headers, over the crawl's defaults. */
   headers?: Record<string, string>;
+  /** The request body, sent as is. */
   body?: string;
+  /** The method that gets the page; the spider's `parse` by default. */
   callback?: CallbackRef;
+  /** The method that gets the error when the request fails. */
   errback?: CallbackRef;
+  /** Free data carried with the request to its page (`page.meta`); plain JSON when the request is queued. */
   meta?: Record<string, unknown>;
+  /** Extra arguments given to the callback after the page, by name. */
   cbKwargs?: Record<string, unknown>;
   /** Higher is fetched first. */
   priority?: number;
@@ -34,9 +44,13 @@ export interface RequestInit {
   dontFilter?: boolean;
   /** Seconds to wait for the whole response. */
   timeout?: number;
+  /** Whether redirects are followed (true by default). */
   allowRedirects?: boolean;
+  /** Basic auth for this request. */
   auth?: RequestAuth;
+  /** Browser steps to run on the rendered page (implies `render`). */
   steps?: Step[];
+  /** Whether the page is rendered in a browser rather than fetched over HTTP. */
   render?: boolean;
   /** Links followed from a start request to get here; start requests are at depth 0. */
   depth?: number;
@@ -58,24 +72,60 @@ export interface ParsedRequestInit extends RequestInit {
   [PARSED_URL]?: URL;
 }
 
-/** A request to fetch a URL and hand the page to a callback. */
+/**
+ * A request to fetch a URL and hand the page to a callback. Requests are plain data: a queued request keeps every
+ * field, and its callback travels by name.
+ *
+ * @example
+ * ```ts
+ * import { Request } from "netweir";
+ * import assert from "node:assert/strict";
+ *
+ * const request = new Request({ url: "https://Example.com/books?page=2", priority: 5, meta: { shelf: "new" } });
+ * assert.equal(request.host, "example.com");
+ * assert.equal(request.method, "GET");
+ * assert.equal(request.depth, 0);
+ *
+ * // replace() changes some fields and keeps the rest.
+ * const post = request.replace({ method: "POST", body: "q=dune" });
+ * assert.equal(post.method, "POST");
+ * assert.deepEqual(post.meta, { shelf: "new" });
+ * ```
+ */
 export class Request {
+  /** The absolute URL to fetch. */
   readonly url: string;
+  /** The HTTP method, upper case. */
   readonly method: string;
+  /** Request headers, over the crawl's defaults. */
   readonly headers: Record<string, string>;
+  /** The request body, if any. */
   readonly body: string | undefined;
+  /** The method that gets the page, or its name; undefined means the spider's `parse`. */
   readonly callback: CallbackRef | undefined;
+  /** The method that gets the error when the request fails, or its name. */
   readonly errback: CallbackRef | undefined;
+  /** Free data carried with the request to its page. */
   readonly meta: Record<string, unknown>;
+  /** Extra arguments given to the callback after the page, by name. */
   readonly cbKwargs: Record<string, unknown>;
+  /** Higher is fetched first. */
   readonly priority: number;
+  /** Whether the duplicate filter is skipped. */
   readonly dontFilter: boolean;
+  /** Seconds to wait for the whole response; undefined means the `timeout` setting. */
   readonly timeout: number | undefined;
+  /** Whether redirects are followed. */
   readonly allowRedirects: boolean;
+  /** Basic auth for this request. */
   readonly auth: RequestAuth | undefined;
+  /** Browser steps to run on the rendered page. */
   readonly steps: Step[] | undefined;
+  /** Whether the page is rendered in a browser. */
   readonly render: boolean;
+  /** Links followed from a start request to get here; start requests are at depth 0. */
   readonly depth: number;
+  /** Index into the spider's `rules` when the request came from a Rule. */
   readonly rule: number | undefined;
   /**
    * The URL's host name, lower case: the key of its per-domain slot. Kept from the parse the constructor does
@@ -85,6 +135,7 @@ export class Request {
   /** The fingerprint, once something asked for it (see fingerprint.ts). */
   [FINGERPRINT_MEMO]: string | undefined = undefined;
 
+  /** A request from a URL, or from everything a request can say (see {@link RequestInit}). */
   constructor(init: RequestInit | string) {
     const options: ParsedRequestInit = typeof init === "string" ? { url: init } : init;
     let parsed = options[PARSED_URL];

@@ -1,10 +1,13 @@
 /** A downloaded response: what the fetch layer hands the engine, and what a Page is built from. */
 import type { Request } from "./request.ts";
 
+/** A downloaded response: what a Page is built from, and what a middleware may answer a request with. */
 export interface FetchedResponse {
   /** The final URL, after redirects. */
   url: string;
+  /** The HTTP status. */
   status: number;
+  /** The response headers. */
   headers: Headers;
   /** The body, decompressed. */
   body: Uint8Array;
@@ -29,11 +32,15 @@ export interface FetchedResponse {
 
 /** One redirect on the way to a response: the request sent and the 3xx answer, as the archives keep them. */
 export interface RedirectHop {
+  /** The URL requested. */
   url: string;
+  /** The 3xx status. */
   status: number;
+  /** The redirect's headers. */
   headers: Headers;
   /** The redirect's body, decompressed (usually a line of HTML or nothing). */
   body: Uint8Array;
+  /** The request as sent. */
   sent: { method: string; headers: Headers; body?: string };
   /** Epoch ms when the request was sent. */
   at: number;

@@ -12,6 +12,7 @@ import { LinkExtractor, type LinkExtractorOptions } from "./link_extractor.ts";
 // deno-lint-ignore no-explicit-any
 export type ProcessLinks = string | ((this: any, links: string[], page: Page) => string[]);
 
+/** What a Rule takes: which links (the LinkExtractor's options) and what to do with the pages they lead to. */
 export interface RuleOptions extends LinkExtractorOptions {
   /** What to call on the pages the rule's links lead to (a spider method or its name). */
   callback?: CallbackRef;
@@ -27,15 +28,41 @@ export interface RuleOptions extends LinkExtractorOptions {
   steps?: Step[];
 }
 
+/**
+ * A link-following rule, as Scrapy's CrawlSpider has them: on every page the crawl follows, each rule takes the
+ * links its LinkExtractor matches; the pages they lead to go to the rule's callback, and their links are followed
+ * again when `follow` is true.
+ *
+ * @example Which links a rule takes from a page
+ * ```ts
+ * import { makeResponse, Page, Request, Rule } from "netweir";
+ * import assert from "node:assert/strict";
+ *
+ * const rule = new Rule({ allow: ["/catalogue/"], deny: ["/catalogue/category/"], callback: "parseBook" });
+ * assert.equal(rule.follow, false); // a rule with a callback does not follow further by default
+ *
+ * const html = `<a href="/catalogue/dune">Dune</a> <a href="/catalogue/category/sf">SF</a> <a href="/about">About</a>`;
+ * const page = new Page(makeResponse(new Request("https://books.example/"), { body: html }));
+ * assert.deepEqual(rule.linkExtractor.extract(page), ["https://books.example/catalogue/dune"]);
+ * ```
+ */
 export class Rule {
+  /** Which links the rule takes from a page. */
   readonly linkExtractor: LinkExtractor;
+  /** What gets the pages the rule's links lead to; undefined means none (the pages are only followed). */
   readonly callback: CallbackRef | undefined;
+  /** Whether the rules are applied again on those pages. */
   readonly follow: boolean;
+  /** Changes the links the rule took before they are requested. */
   readonly processLinks: ProcessLinks | undefined;
+  /** Passed to the callback as its second argument. */
   readonly cbKwargs: Record<string, unknown>;
+  /** Whether those pages are rendered in the browser. */
   readonly render: boolean;
+  /** Browser steps run on those pages before the callback sees them. */
   readonly steps: Step[] | undefined;
 
+  /** A rule from its options; a wrong type in them throws a TypeError naming the option. */
   constructor(options: RuleOptions = {}) {
     this.linkExtractor = new LinkExtractor(options);
     const { callback, follow, processLinks, cbKwargs, render, steps } = options;

@@ -166,7 +166,12 @@ export class Selection implements Iterable<Selection> {
     }
   }
 
-  /** A selection of elements found by a scan (see {@link Scanned}); for the page. */
+  /**
+   * A selection of elements found by a scan (see element_scan.ts); for the page.
+   *
+   * Hidden from the generated docs: only the page builds these.
+   * @ignore
+   */
   static fromScan(elements: readonly ScannedElement[], dom: () => readonly Element[], mode: SelectionMode): Selection {
     const selection = new Selection([], mode);
     if (mode.kind === "attr") {
@@ -202,7 +207,12 @@ export class Selection implements Iterable<Selection> {
     return node !== undefined && isTag(node) ? node.attribs : undefined;
   }
 
-  /** The matched elements, for code that wants the DOM itself (domhandler Elements). */
+  /**
+   * The matched elements, for code that wants the DOM itself (domhandler Elements).
+   *
+   * Hidden from the generated docs: its type is domhandler's, which domhandler documents.
+   * @ignore
+   */
   get elements(): Element[] {
     return this.#all.filter(isTag);
   }
@@ -314,6 +324,7 @@ export class Selection implements Iterable<Selection> {
     return this.get(0);
   }
 
+  /** Each element as a selection of its own, in document order. */
   *[Symbol.iterator](): Iterator<Selection> {
     for (let i = 0; i < this.length; i++) yield this.get(i);
   }

@@ -15,7 +15,38 @@ import type { Pipeline } from "./pipeline.ts";
 /** Marks Spider classes across copies of Netweir, so a spider built on another copy is recognised and refused. */
 const SPIDER_BRAND = Symbol.for("netweir.Spider");
 
+/**
+ * What every spider extends. A spider says where to start (`startUrls`, `sitemapUrls` or `start()`), what to do
+ * with each page (`parse` and the other methods its requests name as callbacks), and how to crawl (`settings`,
+ * `rules`, `allowedDomains`). A callback returns or yields items (plain objects) and further requests.
+ *
+ * @example A spider's callback, tried on a page built from HTML (no network)
+ * ```ts
+ * import { makeResponse, Page, Request, Spider } from "netweir";
+ * import assert from "node:assert/strict";
+ *
+ * class Books extends Spider {
+ *   override startUrls = ["https://books.example/"];
+ *   override *parse(page: Page) {
+ *     for (const book of page.css("article")) {
+ *       yield { title: book.css("h3").text(), price: book.css(".price").text() };
+ *     }
+ *     const next = page.css("a.next").attr("href");
+ *     if (next) yield page.follow(next);
+ *   }
+ * }
+ *
+ * const html = `<article><h3>Dune</h3><p class="price">9.50</p></article>
+ *   <article><h3>Emma</h3><p class="price">4.20</p></article><a class="next" href="/?page=2">next</a>`;
+ * const request = new Request("https://books.example/");
+ * const page = new Page(makeResponse(request, { body: html, headers: { "content-type": "text/html" } }));
+ * const out = [...new Books().parse(page)];
+ * assert.deepEqual(out.slice(0, 2), [{ title: "Dune", price: "9.50" }, { title: "Emma", price: "4.20" }]);
+ * assert.equal((out[2] as Request).url, "https://books.example/?page=2");
+ * ```
+ */
 export abstract class Spider {
+  /** Marks the class as a Netweir spider, across copies of Netweir (see `Symbol.for("netweir.Spider")`). */
   static readonly [SPIDER_BRAND] = true;
 
   /** The spider's name; its class name when not set. Names its keys in a shared queue and its jobs. */

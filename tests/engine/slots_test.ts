@@ -253,3 +253,94 @@ Deno.test("two Slots share nothing", () => {
   assert.ok(second.readyAt("a.test") <= T0);
   assert.equal(second.delay("a.test"), 0);
 });
+
+/** Slots on a clock the test moves. */
+function clocked(overrides: Partial<SlotSettings> = {}): { s: Slots; clock: { now: number } } {
+  const clock = { now: T0 };
+  const s = new Slots({
+    perDomain: 2,
+    minDelay: 0,
+    maxDelay: 60,
+    autothrottle: false,
+    autothrottleTarget: 4,
+    ...overrides,
+  }, () => clock.now);
+  return { s, clock };
+}
+
+Deno.test("an idle host's slot is dropped once its wait is over, and not before", () => {
+  const { s, clock } = clocked({ minDelay: 2 });
+  s.start("a.test");
+  s.finish("a.test", { latency: 0.1, status: 200 });
+  clock.now += 1500;
+  s.start("b.test");
+  assert.equal(s.size, 2, "a.test's 2 s are not over: its slot stays");
+  assert.equal(s.readyAt("a.test"), T0 + 2000);
+  clock.now += 1000;
+  s.finish("b.test", { latency: 0.1, status: 200 });
+  assert.equal(s.size, 1, "a.test is dropped; b.test waits its 2 s");
+  assert.ok(s.readyAt("a.test") <= clock.now);
+  assert.equal(s.delay("a.test"), 2);
+});
+
+Deno.test("a host in flight or under a Retry-After keeps its slot", () => {
+  const { s, clock } = clocked();
+  s.start("busy.test");
+  s.start("later.test");
+  s.finish("later.test", { latency: 0.1, status: 503, retryAfter: 30 });
+  clock.now += 10_000;
+  s.start("c.test");
+  clock.now += 1000; // idle slots are looked for once a second
+  s.finish("c.test", { latency: 0.1, status: 200 });
+  assert.equal(s.active("busy.test"), 1);
+  assert.equal(s.readyAt("later.test"), T0 + 30_000, "the Retry-After still holds");
+  assert.equal(s.size, 2, "c.test is gone, the other two stay");
+});
+
+Deno.test("a host that comes back after its slot was dropped is still held to its Crawl-delay", () => {
+  const { s, clock } = clocked();
+  s.setFloor("slow.test", 5);
+  s.start("slow.test");
+  s.finish("slow.test", { latency: 0.1, status: 200 });
+  clock.now += 6000;
+  s.start("other.test");
+  clock.now += 1000; // idle slots are looked for once a second
+  s.finish("other.test", { latency: 0.1, status: 200 });
+  assert.equal(s.size, 0, "both slots dropped");
+  assert.equal(s.crawlDelay("slow.test"), 5, "the Crawl-delay is kept (the shared queue asks for it)");
+  assert.equal(s.delay("slow.test"), 5);
+  // Back: the first request starts at once, the second only 5 s after it, as before the slot was dropped.
+  assert.ok(s.readyAt("slow.test") <= clock.now);
+  s.start("slow.test");
+  assert.equal(s.readyAt("slow.test"), clock.now + 5000);
+});
+
+Deno.test("autothrottle's learned delay outlives the slot: a host back later goes on from it", () => {
+  const { s, clock } = clocked({ autothrottle: true, autothrottleTarget: 1 });
+  s.start("a.test");
+  s.finish("a.test", { latency: 0.4, status: 200 });
+  const learned = s.delay("a.test");
+  assert.ok(learned > 0);
+  clock.now += 5000;
+  s.start("b.test");
+  s.finish("b.test", { latency: 0.4, status: 200 });
+  assert.equal(s.size, 1, "a.test's slot is gone");
+  assert.equal(s.delay("a.test"), learned);
+  s.start("a.test");
+  assert.equal(s.readyAt("a.test"), clock.now + learned * 1000);
+  s.finish("a.test", { latency: 0.4, status: 200 });
+  const { s: fresh } = clocked({ autothrottle: true, autothrottleTarget: 1 });
+  answer(fresh, "a.test", 2, { latency: 0.4, status: 200 }, T0);
+  assert.equal(s.delay("a.test"), fresh.delay("a.test"), "the same delay as a slot never dropped");
+});
+
+Deno.test("slots stay bounded over a hundred thousand hosts crawled one after another", () => {
+  const { s, clock } = clocked({ autothrottle: true });
+  for (let i = 0; i < 100_000; i++) {
+    const host = `h${i}.test`;
+    s.start(host);
+    clock.now += 1;
+    s.finish(host, { latency: 0.001, status: 200 });
+  }
+  assert.ok(s.size <= 1100, `${s.size} slots kept`);
+});

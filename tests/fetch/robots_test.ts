@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { Downloader } from "../../src/fetch/downloader.ts";
-import { productTokens, RobotsTxt } from "../../src/fetch/robots.ts";
+import { PARSED_KEPT, productTokens, ROBOTS_IDLE_MS, RobotsTxt, TEXT_KEPT } from "../../src/fetch/robots.ts";
 import { Request } from "../../src/spider/request.ts";
 import { startFixtureSite } from "../helpers/fixture_site.ts";
 import { downloaderWith, onHost, textOf } from "./support.ts";
@@ -148,4 +148,63 @@ Deno.test("a user agent's product tokens put the bot's own first", () => {
     "mybot",
     "chrome",
   ]);
+});
+
+/**
+ * robots.txt texts by origin, answered in memory and counted, for the cache's own rules: what it keeps, parses
+ * again and fetches again. (A real server's answers go through the tests above.)
+ */
+function countedTexts(textFor: (origin: string) => string) {
+  const fetched: string[] = [];
+  const fetchText = (url: string) => {
+    fetched.push(url);
+    return Promise.resolve({ status: 200, text: textFor(new URL(url).origin) });
+  };
+  return { fetched, fetchText };
+}
+
+Deno.test("past the parses kept, an origin's rules still apply, parsed again from its text without a fetch", async () => {
+  const { fetched, fetchText } = countedTexts((origin) => `User-agent: *\nDisallow: /${new URL(origin).hostname}\n`);
+  const robots = new RobotsTxt(fetchText, "netweir/0.4.0");
+  const origins = Array.from({ length: PARSED_KEPT + 200 }, (_, i) => `https://s${i}.test`);
+  for (const origin of origins) assert.equal((await robots.check(`${origin}/page`)).allowed, true);
+  assert.equal(robots.size.parsed, PARSED_KEPT);
+  assert.equal(robots.size.known, origins.length);
+  // The first origins' parses are gone; their rules are not.
+  for (const origin of origins.slice(0, 50)) {
+    assert.equal((await robots.check(`${origin}/${new URL(origin).hostname}/x`)).allowed, false);
+  }
+  assert.equal(fetched.length, origins.length, "each robots.txt fetched once");
+});
+
+Deno.test("an origin unused for an hour is forgotten, and its robots.txt fetched again when it comes back", async () => {
+  let version = 1;
+  const { fetched, fetchText } = countedTexts(() => `User-agent: *\nDisallow: /v${version}\n`);
+  const clock = { now: 1_700_000_000_000 };
+  const robots = new RobotsTxt(fetchText, "netweir/0.4.0", () => clock.now);
+  assert.equal((await robots.check("https://a.test/v1")).allowed, false);
+  clock.now += ROBOTS_IDLE_MS - 1000;
+  assert.equal((await robots.check("https://a.test/v1")).allowed, false, "within the hour: the same copy");
+  assert.equal(fetched.length, 1);
+  version = 2;
+  clock.now += ROBOTS_IDLE_MS - 1000;
+  assert.equal((await robots.check("https://b.test/v2")).allowed, false, "b.test is new, and fetched");
+  assert.ok(robots.state("https://a.test/") !== undefined, "a.test was used under an hour ago");
+  clock.now += 2000;
+  assert.equal((await robots.check("https://b.test/v2")).allowed, false);
+  assert.equal(robots.state("https://a.test/"), undefined, "a.test is forgotten after an hour unused");
+  assert.deepEqual(await robots.check("https://a.test/v1"), { allowed: true }, "fetched again: now it is v2");
+  assert.equal((await robots.check("https://a.test/v2")).allowed, false);
+  assert.equal(fetched.length, 3);
+});
+
+Deno.test("past the text kept, the least recently used origins are forgotten, never the one in use", async () => {
+  const big = "User-agent: *\nDisallow: /private\n" + "# padding\n".repeat(TEXT_KEPT / 10 / 8);
+  const { fetched, fetchText } = countedTexts(() => big);
+  const robots = new RobotsTxt(fetchText, "netweir/0.4.0");
+  for (let i = 0; i < 12; i++) assert.equal((await robots.check(`https://s${i}.test/private`)).allowed, false);
+  assert.ok(robots.size.known < 12 && robots.size.known >= 7, `${robots.size.known} kept`);
+  assert.notEqual(robots.state("https://s11.test/"), undefined);
+  assert.equal(robots.state("https://s0.test/"), undefined);
+  assert.equal(fetched.length, 12);
 });

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { CloudError } from "../../src/output/cloud/cloud_error.ts";
+import { CloudError } from "../../src/errors.ts";
 import { GcsStore } from "../../src/output/cloud/gcs_store.ts";
 import { googleTokenSource, signedAssertion } from "../../src/output/cloud/google_credentials.ts";
 import { FeedSet, parseFeedTarget } from "../../src/output/feeds.ts";

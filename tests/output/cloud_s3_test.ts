@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { UsageError } from "../../src/errors.ts";
-import { CloudError } from "../../src/output/cloud/cloud_error.ts";
+import { CloudError } from "../../src/errors.ts";
 import { S3Store } from "../../src/output/cloud/s3_store.ts";
 import { FeedSet, parseFeedTarget } from "../../src/output/feeds.ts";
 import { placeholderTime } from "../../src/output/placeholders.ts";

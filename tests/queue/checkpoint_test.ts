@@ -5,6 +5,7 @@ import type { Page } from "../../src/spider/page.ts";
 import { Request } from "../../src/spider/request.ts";
 import { Spider } from "../../src/spider/spider.ts";
 import { createLogger } from "../../src/log.ts";
+import { DatabaseSync } from "node:sqlite";
 
 class Books extends Spider {
   parseBook(_page: Page) {}
@@ -140,6 +141,67 @@ Deno.test("checkpoint rows over the entry bounds are dropped as queue_bad when l
       ]);
       assert.equal(frontier.stats()["dropped.unqueueable"], 2);
       assert.equal((await frontier.status()).waiting, 0);
+    } finally {
+      await frontier.close();
+    }
+  });
+});
+
+/** What the file itself says, counted by SQLite, to hold the store's own counters to. */
+function countedInFile(dir: string): { waiting: number; held: number; seen: number } {
+  const db = new DatabaseSync(`${dir}/state/frontier.db`, { readOnly: true });
+  try {
+    const count = (table: string) =>
+      Number((db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n);
+    return { waiting: count("queue"), held: count("held"), seen: count("seen") };
+  } finally {
+    db.close();
+  }
+}
+
+Deno.test("the counts of waiting, held and seen requests agree with the file, after every step and a restart", async () => {
+  await withDir(async (dir) => {
+    const first = await open(dir);
+    const counts = async (frontier: CheckpointFrontier) => {
+      const { waiting, held, seen } = await frontier.status();
+      return { waiting, held, seen };
+    };
+    await first.push([1, 2, 3, 4, 5, 1].map((n) => new Request({ url: url(n) })));
+    await first.push([new Request({ url: url(2), dontFilter: true })]);
+    const [a, b, c] = await first.lease(3);
+    await first.finish(a, [new Request({ url: url(6) }), new Request({ url: url(1) }), new Request({ url: url(6) })]);
+    await first.giveBack([b]);
+    await first.giveBack([b]);
+    await first.finish(b, []);
+    assert.deepEqual(await counts(first), { waiting: 5, held: 1, seen: 6 });
+    void c;
+    await first.close();
+    assert.deepEqual(countedInFile(dir), { waiting: 5, held: 1, seen: 6 }, "c is held when the run ends");
+
+    const second = await open(dir);
+    try {
+      assert.deepEqual(await counts(second), { waiting: 6, held: 0, seen: 6 }, "c is queued again");
+      const leases = await second.lease(100);
+      assert.equal(leases.length, 6);
+      assert.deepEqual(await counts(second), { waiting: 0, held: 6, seen: 6 });
+      for (const lease of leases) await second.finish(lease, []);
+      assert.deepEqual(await counts(second), { waiting: 0, held: 0, seen: 6 });
+      assert.equal(await second.ended(), true);
+    } finally {
+      await second.close();
+    }
+    assert.deepEqual(countedInFile(dir), { waiting: 0, held: 0, seen: 6 });
+  });
+});
+
+Deno.test("a request that could not be kept is not marked seen: the same URL in a form that can be kept goes in", async () => {
+  await withDir(async (dir) => {
+    const frontier = await open(dir);
+    try {
+      assert.equal(await frontier.push([new Request({ url: url(1), meta: { when: new Date() } })]), 0);
+      assert.equal(await frontier.push([new Request({ url: url(1), meta: { when: "today" } })]), 1);
+      assert.equal((await frontier.status()).seen, 1);
+      assert.equal(frontier.stats()["dropped.unqueueable"], 1);
     } finally {
       await frontier.close();
     }

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { QueueError } from "../../src/errors.ts";
 import { describe, RedisConnection } from "../../src/queue/redis_client.ts";
-import { parseRedisUrl } from "../../src/queue/redis_url.ts";
+import { parseRedisUrl } from "../../src/settings/redis_url.ts";
 import { startFakeRedis } from "../helpers/fake_redis.ts";
 import { freePort } from "../helpers/free_port.ts";
 import { startRedis } from "../helpers/redis.ts";

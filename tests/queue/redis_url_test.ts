@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { checkQueueKey, maskQueueUrl, parseRedisUrl } from "../../src/queue/redis_url.ts";
+import { checkQueueKey, maskQueueUrl, parseRedisUrl } from "../../src/settings/redis_url.ts";
 
 Deno.test("redis:// URLs give host, port, database and login", () => {
   assert.deepEqual(parseRedisUrl("redis://10.0.0.5:6380/2"), {

@@ -11,7 +11,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { CloudError } from "./cloud_error.ts";
+import { CloudError } from "../../errors.ts";
 import { type IniFile, parseIni } from "./ini.ts";
 
 /** A signing identity. */

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { basename, join } from "node:path";
 import type { Item, Logger } from "../../spider/types.ts";
 import type { Feed, FeedFormat } from "../feed.ts";
-import { CloudError } from "./cloud_error.ts";
+import { CloudError } from "../../errors.ts";
 import type { CloudStore } from "./cloud_store.ts";
 import { parseCloudUrl } from "./cloud_url.ts";
 

@@ -5,7 +5,7 @@
  */
 import type { CloudEnvironment, CloudStoreOptions } from "./cloud_store.ts";
 import type { CloudUrl } from "./cloud_url.ts";
-import { CloudError } from "./cloud_error.ts";
+import { CloudError } from "../../errors.ts";
 import { googleTokenSource, type TokenSource } from "./google_credentials.ts";
 import { type ObjectEndpoint, XmlObjectStore } from "./xml_object_store.ts";
 

@@ -9,7 +9,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { CloudError } from "./cloud_error.ts";
+import { CloudError } from "../../errors.ts";
 
 const SCOPE = "https://www.googleapis.com/auth/devstorage.read_write";
 const DEFAULT_TOKEN_URI = "https://oauth2.googleapis.com/token";

@@ -7,7 +7,7 @@
  */
 import { type FileHandle, open, stat } from "node:fs/promises";
 import { readBytes } from "../feed_file.ts";
-import { CloudError } from "./cloud_error.ts";
+import { CloudError } from "../../errors.ts";
 import type { CloudStore, CloudStoreOptions } from "./cloud_store.ts";
 import { type CloudUrl, formatCloudUrl } from "./cloud_url.ts";
 import { withRetries } from "./retry.ts";

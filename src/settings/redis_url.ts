@@ -2,7 +2,8 @@
  * Queue URLs: `redis://[:password@]host:port/db`, `rediss://` for the same over TLS (with `ca`, `cert` and `key`
  * parameters naming PEM files for a private CA or a client certificate), and `redis+unix:///path?db=N&pass=...`.
  * Anything else is refused with a message saying why (a TypeError: a bad value, exit status 2), and passwords never
- * appear in one.
+ * appear in one. It sits with the settings, below the queue, because both use it: the settings check a `queue` URL
+ * at the start of a crawl, and the queue connects to it.
  */
 import { maskUrl } from "../log.ts";
 

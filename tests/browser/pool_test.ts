@@ -1,0 +1,144 @@
+/**
+ * The tab pool and one render, driven directly (no crawl around them), with real Chromium and a real site: what a
+ * long crawl depends on and a short one would never show. The main document is fetched with `fetch` here, where a
+ * crawl uses its HTTP fetcher.
+ */
+import assert from "node:assert/strict";
+import { FetchError } from "../../src/errors.ts";
+import { createLogger } from "../../src/log.ts";
+import { findBrowser } from "../../src/browser/find_browser.ts";
+import { TabPool } from "../../src/browser/pool.ts";
+import { type RenderDeps, renderInTab } from "../../src/browser/render.ts";
+import { makeResponse } from "../../src/spider/response.ts";
+import { Request, type Step } from "../../src/spider/request.ts";
+import { Spider } from "../../src/spider/spider.ts";
+import { startJsSite } from "../helpers/js_site.ts";
+
+function openPool(tabs: number, tabUses?: number): TabPool {
+  return new TabPool({
+    executable: findBrowser(null),
+    tabs,
+    tabUses,
+    log: createLogger("error", () => {}),
+    blockTypes: [],
+    userAgent: null,
+    extraHeaders: {},
+    protocolTimeoutMs: 30_000,
+    onCrash: () => {},
+  });
+}
+
+const deps: RenderDeps = {
+  spider: new (class extends Spider {
+    override parse() {}
+  })(),
+  jar: undefined,
+  uploadDir: null,
+  maxRedirects: 5,
+  blockTypes: new Set(),
+  proxy: undefined,
+  fetchDocument: async (request) => {
+    const answer = await fetch(request.url, { redirect: "manual" });
+    return makeResponse(request, {
+      status: answer.status,
+      headers: Object.fromEntries(answer.headers),
+      body: new Uint8Array(await answer.arrayBuffer()),
+    });
+  },
+  checkNavigation: () => Promise.resolve(undefined),
+  count: () => {},
+};
+
+const LOAD_ALL: Step[] = [{ click: "#more" }, { wait_for: "body[data-loaded=all]" }];
+
+/** Renders `url` in a tab of `pool`, with `steps`, and gives the tab back. */
+async function render(pool: TabPool, url: string, signal: AbortSignal, steps: Step[] = LOAD_ALL) {
+  const tab = await pool.acquire(undefined, signal);
+  let healthy = false;
+  try {
+    const response = await renderInTab(tab, new Request({ url, render: true, steps }), deps, 20, signal);
+    healthy = true;
+    return { response, tab };
+  } finally {
+    await pool.release(tab, healthy);
+  }
+}
+
+/** The abort listeners `signal` holds now: added and not yet removed (or fired). */
+function watchListeners(signal: AbortSignal): () => number {
+  const live = new Set<unknown>();
+  const add = signal.addEventListener.bind(signal);
+  const remove = signal.removeEventListener.bind(signal);
+  type Listener = EventListenerOrEventListenerObject;
+  Object.assign(signal, {
+    addEventListener: (type: string, listener: Listener, options?: AddEventListenerOptions) => {
+      if (type === "abort") live.add(listener);
+      add(type, listener, options);
+    },
+    removeEventListener: (type: string, listener: Listener, options?: EventListenerOptions) => {
+      if (type === "abort") live.delete(listener);
+      remove(type, listener, options);
+    },
+  });
+  return () => live.size;
+}
+
+Deno.test("a finished render leaves no listener on the crawl's signal (each one kept its whole page alive)", async () => {
+  const site = await startJsSite({ products: 20, perPage: 10 });
+  const pool = openPool(1);
+  try {
+    const controller = new AbortController();
+    const listening = watchListeners(controller.signal);
+    for (const path of ["list/1", "list/2", "product/3"]) {
+      const { response } = await render(
+        pool,
+        site.url + path,
+        controller.signal,
+        path.startsWith("list") ? LOAD_ALL : [],
+      );
+      assert.equal(response.status, 200);
+      assert.equal(listening(), 0, `after ${path}`);
+    }
+  } finally {
+    await pool.close();
+    await site.close();
+  }
+});
+
+Deno.test("the crawl's signal still stops a render in the middle of its steps", async () => {
+  const site = await startJsSite();
+  const pool = openPool(1);
+  try {
+    const controller = new AbortController();
+    const rendering = render(pool, site.url + "list/1", controller.signal, [{ wait_for: 10_000 }]);
+    setTimeout(() => controller.abort(), 500);
+    await assert.rejects(rendering, (error) => error instanceof FetchError && error.reason === "aborted");
+  } finally {
+    await pool.close();
+    await site.close();
+  }
+});
+
+Deno.test("a tab is replaced after tabUses pages, and the new one renders as the old did", async () => {
+  const site = await startJsSite({ products: 40, perPage: 10 });
+  const pool = openPool(1, 2);
+  try {
+    const signal = new AbortController().signal;
+    const tabs = [];
+    for (let page = 1; page <= 4; page++) {
+      const { response, tab } = await render(pool, `${site.url}list/${page}`, signal);
+      const html = new TextDecoder().decode(response.body);
+      const links = html.match(/<a class="product" href="\/product\/\d+"/g) ?? [];
+      assert.equal(links.length, 10, `listing ${page}: every product, "Load more" clicked`);
+      assert.equal(response.url, `${site.url}list/${page}`);
+      tabs.push(tab);
+    }
+    assert.equal(tabs[0], tabs[1], "a tab is reused");
+    assert.notEqual(tabs[1], tabs[2], "and replaced after two pages");
+    assert.equal(tabs[2], tabs[3]);
+    assert.ok(tabs[1].page.isClosed(), "the old tab is closed");
+  } finally {
+    await pool.close();
+    await site.close();
+  }
+});
