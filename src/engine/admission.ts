@@ -5,7 +5,8 @@
  */
 import type { Request } from "../spider/request.ts";
 import { TrapDetector } from "./traps.ts";
-import { hostInDomains } from "../spider/host_in_domain.ts";
+import { domainMatcher } from "../spider/host_in_domain.ts";
+import { hrefParts } from "../spider/href_parts.ts";
 
 export interface AdmissionSettings {
   maxDepth: number | null;
@@ -25,8 +26,40 @@ export interface Refusal {
  * list allows every host. A port on an allowed domain (`example.com:8080`) is ignored.
  */
 export function hostAllowed(host: string, allowedDomains: readonly string[]): boolean {
-  if (allowedDomains.length === 0) return true;
-  return hostInDomains(host, allowedDomains.map(withoutPort));
+  return allowedHosts(allowedDomains)(host);
+}
+
+/** {@link hostAllowed} for one list, written out once: the test every request a page yields goes through. */
+export function allowedHosts(allowedDomains: readonly string[]): (host: string) => boolean {
+  if (allowedDomains.length === 0) return () => true;
+  return domainMatcher(allowedDomains.map(withoutPort));
+}
+
+/** Keys kept by each of the two generations of RecentKeys. */
+const RECENTLY_QUEUED = 16_384;
+
+/**
+ * Requests this process has queued lately, by their URL without its fragment, kept to drop a link seen again (most
+ * of what a page yields: menus, "related" boxes) before anything else is done with it. Bounded: two generations,
+ * the old one dropped when the young one fills, so what was used recently is kept and memory stays flat (about
+ * 3 MB at most). A key forgotten only sends a link the whole way again, to the frontier's filter.
+ */
+class RecentKeys {
+  #young = new Set<string>();
+  #old = new Set<string>();
+
+  has(key: string): boolean {
+    return this.#young.has(key) || this.#old.has(key);
+  }
+
+  add(key: string): void {
+    if (this.#young.has(key)) return;
+    if (this.#young.size >= RECENTLY_QUEUED) {
+      this.#old = this.#young;
+      this.#young = new Set();
+    }
+    this.#young.add(key);
+  }
 }
 
 /** `name:port` without the port; an IPv6 address (two colons or more) is left alone. */
@@ -34,29 +67,64 @@ function withoutPort(domain: string): string {
   return /^[^:]*:\d+$/.test(domain) ? domain.replace(/:\d+$/, "") : domain.replace(/^(\[.*\]):\d+$/, "$1");
 }
 
+/**
+ * The key a request is known by among those queued lately: its URL without the fragment, for requests the frontier
+ * filters by URL alone (GET, no body, not dontFilter); undefined for the others. Two requests with one key have
+ * one fingerprint, so a request whose key was queued is one the frontier would drop.
+ */
+function queueKey(request: Request): string | undefined {
+  if (request.dontFilter || request.method !== "GET" || request.body) return undefined;
+  const hash = request.url.indexOf("#");
+  return hash < 0 ? request.url : request.url.slice(0, hash);
+}
+
 export class Admission {
   readonly #settings: AdmissionSettings;
-  readonly #allowedDomains: readonly string[];
+  readonly #allowed: (host: string) => boolean;
   readonly #traps: TrapDetector;
   readonly #takenPerHost = new Map<string, number>();
+  readonly #queued = new RecentKeys();
 
   constructor(settings: AdmissionSettings, allowedDomains: readonly string[]) {
     this.#settings = settings;
-    this.#allowedDomains = allowedDomains;
+    this.#allowed = allowedHosts(allowedDomains);
     this.#traps = new TrapDetector(settings.maxUrlLength);
+  }
+
+  /** Whether a host is one of the spider's allowed domains (see {@link hostAllowed}). */
+  hostAllowed(host: string): boolean {
+    return this.#allowed(host);
   }
 
   /** Checks a request a page yielded, before it is queued. */
   checkYielded(request: Request): Refusal | undefined {
     const host = request.host;
-    if (!hostAllowed(host, this.#allowedDomains)) return { reason: "offsite", detail: host };
+    if (!this.#allowed(host)) return { reason: "offsite", detail: host };
     const { maxDepth, trapDetection } = this.#settings;
     if (maxDepth !== null && request.depth > maxDepth) return { reason: "depth", detail: String(request.depth) };
     if (trapDetection) {
-      const trap = this.#traps.check(request.url);
+      const trap = this.#traps.check(request.url, hrefParts(request.url));
       if (trap) return { reason: "trap", detail: trap };
     }
     return undefined;
+  }
+
+  /**
+   * Whether this process queued the same request lately, so that the frontier would drop it: a hash lookup, asked
+   * before anything else is done with a yielded request. Only when the request is within max_depth: one that is
+   * not is refused and counted as such, as it was the first time round.
+   */
+  queuedLately(request: Request): boolean {
+    const key = queueKey(request);
+    if (key === undefined) return false;
+    const { maxDepth } = this.#settings;
+    return (maxDepth === null || request.depth <= maxDepth) && this.#queued.has(key);
+  }
+
+  /** Notes a yielded request that passed every check and goes to the frontier (see {@link queuedLately}). */
+  noteQueued(request: Request): void {
+    const key = queueKey(request);
+    if (key !== undefined) this.#queued.add(key);
   }
 
   /** Checks a request taken from the queue, and counts it against its host. */
@@ -64,7 +132,7 @@ export class Admission {
     const refusal = this.checkYielded(request);
     if (refusal) return refusal;
     if (this.#settings.trapDetection) {
-      const trap = this.#traps.countVariant(request.url);
+      const trap = this.#traps.countVariant(request.url, hrefParts(request.url));
       if (trap) return { reason: "trap", detail: trap };
     }
     const limit = this.#settings.maxPagesPerDomain;

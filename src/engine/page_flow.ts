@@ -15,8 +15,8 @@ import { blockCallback, normaliseResult, runCallback, runErrback } from "../spid
 import { Page } from "../spider/page.ts";
 import { Request } from "../spider/request.ts";
 import type { Item } from "../spider/types.ts";
-import { hostAllowed } from "./admission.ts";
 import type { CrawlContext } from "./context.ts";
+import { hrefParts } from "../spider/href_parts.ts";
 
 /** A leased request on its way through this process. */
 export interface Pending {
@@ -64,7 +64,7 @@ async function admit(ctx: CrawlContext, pending: Pending): Promise<FetchedRespon
   }
   pending.request = request;
   if (ctx.robots && request.meta.dont_obey_robotstxt !== true) {
-    const verdict = await ctx.robots.check(request.url);
+    const verdict = await ctx.robots.check(request.url, hrefParts(request.url));
     if (verdict.crawlDelay !== undefined) ctx.slots.setFloor(request.host, verdict.crawlDelay);
     if (!verdict.allowed) {
       ctx.stats.dropped("robots");
@@ -101,9 +101,9 @@ export async function checkRedirect(
   request: Request,
   target: URL,
 ): Promise<RedirectRefusal | undefined> {
-  if (!hostAllowed(target.hostname, ctx.spider.allowedDomains)) return { reason: "offsite", detail: target.hostname };
+  if (!ctx.admission.hostAllowed(target.hostname)) return { reason: "offsite", detail: target.hostname };
   if (ctx.robots && request.meta.dont_obey_robotstxt !== true) {
-    const verdict = await ctx.robots.check(target.href);
+    const verdict = await ctx.robots.check(target);
     if (!verdict.allowed) return { reason: "robots", detail: target.href };
   }
   return undefined;
@@ -259,6 +259,32 @@ async function handleResponse(ctx: CrawlContext, pending: Pending, response: Fet
   return await finishWith(ctx, pending, outputs, undefined, page.depth);
 }
 
+/**
+ * What becomes of a request a page at `depth` yielded: the request to queue (one level deeper than the page), or
+ * undefined when it is dropped. A link this process queued lately is dropped first, at the cost of a lookup: on a
+ * site with menus and "related" boxes most links are, and the frontier would drop them anyway. With deltafetch on,
+ * every link takes the whole way, so that what deltafetch drops is counted as before.
+ */
+export function acceptYielded(ctx: CrawlContext, output: Request, depth: number): Request | undefined {
+  const next = output.depth === depth + 1 ? output : output.replace({ depth: depth + 1 });
+  const deltafetch = ctx.deltafetch;
+  if (deltafetch === undefined && ctx.admission.queuedLately(next)) return undefined;
+  const refusal = ctx.admission.checkYielded(next);
+  if (refusal) {
+    ctx.stats.dropped(refusal.reason);
+    ctx.log.debug(`dropped ${next.url} (${refusal.reason}: ${refusal.detail})`);
+    return undefined;
+  }
+  if (deltafetch?.has(next)) {
+    // Its page yielded items in an earlier run (or earlier in this one): deltafetch skips it.
+    ctx.stats.dropped("deltafetch");
+    ctx.log.debug(`dropped ${next.url} (deltafetch: scraped before)`);
+    return undefined;
+  }
+  if (deltafetch === undefined) ctx.admission.noteQueued(next);
+  return next;
+}
+
 /** Drains a callback's output, writes its items, then finishes the lease with the requests it yielded. */
 async function finishWith(
   ctx: CrawlContext,
@@ -274,16 +300,8 @@ async function finishWith(
       for await (const output of outputs) {
         if (ctx.signal.aborted) return ABANDONED;
         if (output instanceof Request) {
-          const next = output.depth === depth + 1 ? output : output.replace({ depth: depth + 1 });
-          const refusal = ctx.admission.checkYielded(next);
-          if (refusal) {
-            ctx.stats.dropped(refusal.reason);
-            ctx.log.debug(`dropped ${next.url} (${refusal.reason}: ${refusal.detail})`);
-          } else if (ctx.deltafetch?.has(next)) {
-            // Its page yielded items in an earlier run (or earlier in this one): deltafetch skips it.
-            ctx.stats.dropped("deltafetch");
-            ctx.log.debug(`dropped ${next.url} (deltafetch: scraped before)`);
-          } else requests.push(next);
+          const next = acceptYielded(ctx, output, depth);
+          if (next) requests.push(next);
         } else items.push(output);
       }
     } catch (error) {

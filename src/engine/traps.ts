@@ -1,7 +1,10 @@
 /**
  * Crawler-trap detection (C7): URLs a site can generate without end. Each check is cheap and looks at one URL,
- * except the query-variation cap, which remembers how many query strings it has seen per path.
+ * except the query-variation cap, which remembers how many query strings it has seen per path. Every request a page
+ * yields is checked, so the checks take the URL's parts as the request has them (see href_parts.ts) rather than
+ * parse it again, and skip what cannot match (no four digits in a row: no year).
  */
+import type { HrefParts } from "../spider/href_parts.ts";
 
 const MAX_PATH_SEGMENTS = 24;
 const MAX_SEGMENT_REPEATS = 3;
@@ -25,6 +28,24 @@ function hasRepeatingSegments(segments: string[]): boolean {
   return false;
 }
 
+const FOUR_DIGITS = /\d{4}/;
+const FOUR_DIGITS_OR_ESCAPE = /\d{4}|%/;
+
+/**
+ * A query's names and values, decoded as URLSearchParams decodes them. Without `%` or `+` nothing is decoded, and
+ * splitting the string gives the same pairs without the cost of URLSearchParams and its iterator.
+ */
+function queryPairs(search: string): Iterable<[string, string]> {
+  if (search.includes("%") || search.includes("+")) return new URLSearchParams(search);
+  const pairs: Array<[string, string]> = [];
+  for (const pair of search.slice(1).split("&")) {
+    if (pair === "") continue;
+    const at = pair.indexOf("=");
+    pairs.push(at < 0 ? [pair, ""] : [pair.slice(0, at), pair.slice(at + 1)]);
+  }
+  return pairs;
+}
+
 /** A date with a separator after the year: 2093-01, 1801-01-01, 2093/1/15, 2093.12.31. */
 const DATE = /^(\d{4})[-/.]\d{1,2}(?:[-/.]\d{1,2})?$/;
 const BARE_YEAR = /^\d{4}$/;
@@ -41,7 +62,9 @@ function namesAYear(name: string): boolean {
  * number counts as a year only when its neighbours say so (a month after it, or a name like "year" or "calendar"
  * before it): /product/1234 and ?id=5000 are ids, not calendars.
  */
-function hasFarDate(url: URL, currentYear: number): boolean {
+function hasFarDate(url: HrefParts, currentYear: number): boolean {
+  // A year is four digits in a row, written as such or (in the query) percent-encoded.
+  if (!FOUR_DIGITS.test(url.pathname) && !FOUR_DIGITS_OR_ESCAPE.test(url.search)) return false;
   const years: string[] = [];
   const segments = url.pathname.split("/");
   segments.forEach((segment, i) => {
@@ -51,7 +74,7 @@ function hasFarDate(url: URL, currentYear: number): boolean {
       BARE_YEAR.test(segment) && (MONTH.test(segments[i + 1] ?? "") || namesAYear(segments[i - 1] ?? ""))
     ) years.push(segment);
   });
-  for (const [key, value] of url.searchParams) {
+  for (const [key, value] of queryPairs(url.search)) {
     const date = DATE.exec(value);
     if (date) years.push(date[1]);
     else if (BARE_YEAR.test(value) && namesAYear(key)) years.push(value);
@@ -72,10 +95,10 @@ export class TrapDetector {
     this.#maxUrlLength = maxUrlLength;
   }
 
-  /** Why the URL looks like a trap, or undefined. */
-  check(url: string): string | undefined {
+  /** Why the URL looks like a trap, or undefined. `parts` are the URL's, when the caller has them. */
+  check(url: string, parts?: HrefParts): string | undefined {
     if (url.length > this.#maxUrlLength) return "url too long";
-    const parsed = new URL(url);
+    const parsed = parts ?? new URL(url);
     const segments = parsed.pathname.split("/").filter((s) => s !== "");
     if (segments.length > MAX_PATH_SEGMENTS) return "path too deep";
     if (hasRepeatingSegments(segments)) return "repeating path segments";
@@ -87,8 +110,8 @@ export class TrapDetector {
    * Counts the URL's query string against its path, for requests taken from the queue (each is taken once, after
    * the duplicate filter, so counting there counts distinct variants). Returns a reason past the cap.
    */
-  countVariant(url: string): string | undefined {
-    const parsed = new URL(url);
+  countVariant(url: string, parts?: HrefParts): string | undefined {
+    const parsed = parts ?? new URL(url);
     if (parsed.search) {
       const key = parsed.host + parsed.pathname;
       const seen = (this.#variants.get(key) ?? 0) + 1;

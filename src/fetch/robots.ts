@@ -5,6 +5,7 @@
  * the engine can report the site as troubled.
  */
 import robotsParserModule from "robots-parser";
+import type { HrefParts } from "../spider/href_parts.ts";
 
 /** The parts of robots-parser used here. Its bundled typings do not type-check, so they are stated here. */
 interface ParsedRobots {
@@ -109,14 +110,19 @@ export class RobotsTxt {
     return { known: this.#known.size, parsed: this.#parsed.size };
   }
 
-  /** Whether our user agent may fetch `url`, and the origin's Crawl-delay. Non-http(s) URLs are always allowed. */
-  async check(url: string): Promise<RobotsVerdict> {
-    const parsed = new URL(url);
-    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return { allowed: true };
-    const entry = await this.#entry(parsed.origin);
-    const robots = this.#robots(parsed.origin, entry);
+  /**
+   * Whether our user agent may fetch `url`, and the origin's Crawl-delay. Non-http(s) URLs are always allowed.
+   * `parts` are the URL's when the caller has them (a request's, see href_parts.ts), to spare a parse.
+   */
+  async check(url: string | URL, parts?: HrefParts): Promise<RobotsVerdict> {
+    const parsed: HrefParts | URL = parts ?? (typeof url === "string" ? new URL(url) : url);
+    const origin = parsed.origin;
+    if (!origin.startsWith("http://") && !origin.startsWith("https://")) return { allowed: true };
+    const entry = await this.#entry(origin);
+    const robots = this.#robots(origin, entry);
     if (!robots) return { allowed: true };
-    const allowed = robots.isAllowed(parsed.href, entry.agent) ?? true;
+    const href = parsed instanceof URL ? parsed.href : typeof url === "string" ? url : url.href;
+    const allowed = robots.isAllowed(href, entry.agent) ?? true;
     const crawlDelay = robots.getCrawlDelay(entry.agent);
     return typeof crawlDelay === "number" && crawlDelay >= 0 ? { allowed, crawlDelay } : { allowed };
   }

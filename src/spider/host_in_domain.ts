@@ -9,16 +9,35 @@
  * trailing dot on either, leading dots on the domain and the brackets of an IPv6 literal are ignored.
  */
 export function hostInDomain(host: string, domain: string): boolean {
-  const name = plain(host);
-  const parent = plain(domain).replace(/^\.+/, "");
-  if (name === "" || parent === "") return false;
-  if (isIpAddress(name)) return name === parent;
-  return name === parent || name.endsWith("." + parent);
+  return inParent(plain(host), parentOf(domain));
 }
 
 /** Whether `host` is in any of `domains` (see {@link hostInDomain}); false for none. */
 export function hostInDomains(host: string, domains: readonly string[]): boolean {
   return domains.some((domain) => hostInDomain(host, domain));
+}
+
+/**
+ * {@link hostInDomains} with the domains written out once: for a list asked about every request (allowed_domains,
+ * a link extractor's domains), so only the host is normalised on each call.
+ */
+export function domainMatcher(domains: readonly string[]): (host: string) => boolean {
+  const parents = domains.map(parentOf).filter((parent) => parent !== "");
+  if (parents.length === 0) return () => false;
+  return (host) => {
+    const name = plain(host);
+    return parents.some((parent) => inParent(name, parent));
+  };
+}
+
+function parentOf(domain: string): string {
+  return plain(domain).replace(/^\.+/, "");
+}
+
+function inParent(name: string, parent: string): boolean {
+  if (name === "" || parent === "") return false;
+  if (isIpAddress(name)) return name === parent;
+  return name === parent || name.endsWith("." + parent);
 }
 
 function plain(host: string): string {

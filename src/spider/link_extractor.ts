@@ -4,7 +4,7 @@
  */
 import type { Page } from "./page.ts";
 import { resolveLinks, walkLinks } from "./html_links.ts";
-import { hostInDomains } from "./host_in_domain.ts";
+import { domainMatcher } from "./host_in_domain.ts";
 
 /** A URL pattern: a regular expression, or its source as a string. Searched anywhere in the absolute URL. */
 export type Pattern = string | RegExp;
@@ -73,6 +73,8 @@ export class LinkExtractor {
   readonly #deny: readonly RegExp[];
   readonly #allowDomains: readonly string[];
   readonly #denyDomains: readonly string[];
+  readonly #inAllowed: (host: string) => boolean;
+  readonly #inDenied: (host: string) => boolean;
   readonly #denyExtensions: ReadonlySet<string>;
   /** The region selectors, joined into one selector list ("" for the whole page). */
   readonly restrictCss: string;
@@ -83,6 +85,8 @@ export class LinkExtractor {
     this.#deny = list(options.deny).map((p) => compilePattern(p, "deny"));
     this.#allowDomains = list(options.allowDomains).map((d) => normaliseDomain(d, "allowDomains"));
     this.#denyDomains = list(options.denyDomains).map((d) => normaliseDomain(d, "denyDomains"));
+    this.#inAllowed = domainMatcher(this.#allowDomains);
+    this.#inDenied = domainMatcher(this.#denyDomains);
     this.#denyExtensions = new Set(
       (options.denyExtensions ?? DEFAULT_DENY_EXTENSIONS).map((ext) => ext.toLowerCase().replace(/^\./, "")),
     );
@@ -103,8 +107,8 @@ export class LinkExtractor {
     const parsed = URL.parse(url);
     if (parsed === null) return false;
     const host = parsed.hostname;
-    if (this.#allowDomains.length > 0 && !hostInDomains(host, this.#allowDomains)) return false;
-    if (hostInDomains(host, this.#denyDomains)) return false;
+    if (this.#allowDomains.length > 0 && !this.#inAllowed(host)) return false;
+    if (this.#inDenied(host)) return false;
     return !(this.#denyExtensions.size > 0 && hasExtension(parsed.pathname, this.#denyExtensions));
   }
 

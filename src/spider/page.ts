@@ -1,16 +1,19 @@
 /**
  * A Page: a downloaded response as a callback sees it. Everything costly is done lazily and once: the text is
- * decoded on first use, the DOM is parsed on the first `css()`, and `links()` uses a streaming scan that builds no
- * DOM at all, so a callback that only reads `text`, `json()` or `links()` never pays for a DOM.
+ * decoded on first use, and the DOM is parsed only when something needs it. `links()`, and `css()` of one tag name
+ * read for its attributes, with attribute conditions at most (`"a"`, `"a[href]"`, `"img::attr(src)"`: what
+ * link-following callbacks ask),
+ * are answered from a streaming scan that builds no DOM (element_scan.ts); the DOM is built for anything else, or
+ * when such a selection is asked for text or HTML.
  */
 import { parseDocument } from "htmlparser2";
 import { type Document, type Element, isTag } from "domhandler";
-import { findOne } from "domutils";
 import type { FetchedResponse } from "./response.ts";
-import { Request, type RequestOptions } from "./request.ts";
-import { Selection } from "./selection.ts";
+import { PARSED_URL, type ParsedRequestInit, Request, type RequestOptions } from "./request.ts";
+import { parseSelector, Selection } from "./selection.ts";
 import { decodeBody, detectEncoding } from "./charset.ts";
-import { isHttpUrl, type LinkScan, needsBase, resolveHref, resolveLinks, scanLinks, walkLinks } from "./html_links.ts";
+import { isHttpUrl, type LinkScan, needsBase, resolveHref, resolveLinks, walkLinks } from "./html_links.ts";
+import { scanElements, type ScannedElement } from "./element_scan.ts";
 
 /**
  * What `follow` accepts: a URL (absolute or relative to the page), a selection, or a DOM element.
@@ -23,11 +26,37 @@ export type FollowTarget = string | Selection | Element;
 /** Quick test for a `<base` tag, so pages without one (nearly all) never need a scan to learn their base URL. */
 const BASE_TAG = /<base[\s/>]/i;
 
+/** A selector a scan answers: one tag name, with `[attribute]` conditions at most (`::attr()` is taken off first). */
+const SCANNABLE = /^\s*([A-Za-z][A-Za-z0-9-]*)((?:\[[a-z][a-z0-9_-]*\])*)\s*$/;
+/**
+ * The tags a scan answers for: those read for their attributes (links, sources, forms). Others (h1, p, span, div)
+ * are read for their text, which needs the DOM: scanning for them first would only add the scan to the DOM's cost.
+ */
+const SCANNED_TAGS = new Set([
+  ..."a area base link meta img image source script iframe frame embed video audio track form input".split(" "),
+]);
+/** The tags every scan takes along, so that `links()` and the base URL come with the first. */
+const LINK_TAGS = ["a", "area", "base"];
+/** Scans a page may take before a selector goes to the DOM: past a few, one DOM costs less than more scans. */
+const MAX_SCANS = 3;
+
 /** The href of a selection's first element (its `::attr()` when it has one, else href, else src). */
 function hrefOfSelection(selection: Selection): string | undefined {
   const mode = selection.mode;
   if (mode.kind === "attr") return selection.attr(mode.name);
   return selection.attr("href") ?? selection.attr("src");
+}
+
+/** The links and the base among scanned elements (a, area and base ones), as walkLinks finds them in a DOM. */
+function linkScanOf(elements: readonly ScannedElement[]): LinkScan {
+  const scan: LinkScan = { base: undefined, hrefs: [] };
+  for (const element of elements) {
+    const href = element.attribs.href;
+    if (href === undefined) continue;
+    if (element.name === "a" || element.name === "area") scan.hrefs.push(href);
+    else if (element.name === "base" && scan.base === undefined) scan.base = href;
+  }
+  return scan;
 }
 
 /**
@@ -71,6 +100,15 @@ export class Page {
   #scan: LinkScan | undefined;
   #baseUrl: string | undefined;
   #links: string[] | undefined;
+  /**
+   * Hrefs resolved so far (as written, and the absolute links `links()` gave), each to its URL or null when it is
+   * none: a page repeats its links (image and title of one product), and `follow(url)` on a link of `links()` then
+   * costs no parse at all.
+   */
+  readonly #resolved = new Map<string, URL | null>();
+  /** Elements found by scans, by name (each scan takes LINK_TAGS along), and the scan for links in document order. */
+  readonly #scannedByName = new Map<string, ScannedElement[]>();
+  #scans = 0;
 
   /** The page of a response; `request` is the one it answers when not the response's own. */
   constructor(response: FetchedResponse, request: Request = response.request) {
@@ -153,7 +191,44 @@ export class Page {
 
   /** The elements matching a CSS selector; may end with `::text` or `::attr(name)`. */
   css(selector: string): Selection {
-    return new Selection([this.document]).css(selector);
+    return (this.#document === undefined ? this.#scannedCss(selector) : undefined) ??
+      new Selection([this.document]).css(selector);
+  }
+
+  /** The selection from a scan, for a selector a scan answers exactly (see SCANNABLE); else undefined. */
+  #scannedCss(selector: string): Selection | undefined {
+    const { css, mode } = parseSelector(selector);
+    if (mode.kind === "own") return undefined;
+    const simple = SCANNABLE.exec(css);
+    if (simple === null) return undefined;
+    const tag = simple[1].toLowerCase();
+    if (!SCANNED_TAGS.has(tag)) return undefined;
+    const elements = this.#scanned(tag);
+    if (elements === undefined) return undefined;
+    const required = simple[2] === "" ? [] : simple[2].slice(1, -1).split("][");
+    // css-select's [name]: an own attribute of that name (domutils' hasAttrib).
+    const matched = required.length === 0
+      ? elements
+      : elements.filter((element) => required.every((name) => Object.hasOwn(element.attribs, name)));
+    let found: Element[] | undefined;
+    const dom = () => found ??= new Selection([this.document]).css(css).elements;
+    return Selection.fromScan(matched, dom, mode);
+  }
+
+  /** The elements of a name (lower case) outside templates, from a scan; undefined once the page has had its scans. */
+  #scanned(name: string): ScannedElement[] | undefined {
+    let elements = this.#scannedByName.get(name);
+    if (elements === undefined) {
+      if (this.#scans >= MAX_SCANS) return undefined;
+      this.#scans++;
+      const names = new Set([name, ...LINK_TAGS]);
+      const all = scanElements(this.text, names);
+      for (const each of names) this.#scannedByName.set(each, []);
+      for (const element of all) this.#scannedByName.get(element.name)!.push(element);
+      if (!this.#scan) this.#scan = linkScanOf(all);
+      elements = this.#scannedByName.get(name)!;
+    }
+    return elements;
   }
 
   /**
@@ -173,11 +248,9 @@ export class Page {
   get baseUrl(): string {
     if (this.#baseUrl === undefined) {
       let base: string | undefined;
+      // A DOM, when there is one, is walked as the scan reads the text: a <base> inside a <template> is none.
       if (this.#scan) base = this.#scan.base;
-      else if (this.#document) {
-        base = findOne((el) => el.name === "base" && el.attribs.href !== undefined, this.#document.children)
-          ?.attribs.href;
-      } else if (BASE_TAG.test(this.text)) base = this.#linkScan().base;
+      else if (BASE_TAG.test(this.text)) base = this.#linkScan().base;
       this.#baseUrl = (base !== undefined ? resolveHref(base, this.url, this.encoding)?.href : undefined) ?? this.url;
     }
     return this.#baseUrl;
@@ -185,7 +258,9 @@ export class Page {
 
   #linkScan(): LinkScan {
     // With a DOM already built, walking it is cheaper than parsing the text again.
-    return this.#scan ??= this.#document ? walkLinks(this.#document.children) : scanLinks(this.text);
+    return this.#scan ??= this.#document
+      ? walkLinks(this.#document.children)
+      : linkScanOf(scanElements(this.text, new Set(LINK_TAGS)));
   }
 
   /**
@@ -193,13 +268,24 @@ export class Page {
    * without duplicates, in document order. Builds no DOM.
    */
   links(): string[] {
-    this.#links ??= resolveLinks(this.#linkScan().hrefs, this.baseUrl, this.encoding);
+    this.#links ??= resolveLinks(this.#linkScan().hrefs, this.baseUrl, this.encoding, this.#resolved);
     return [...this.#links];
   }
 
   /** `href` made absolute against the page, without looking for a base URL when it is absolute already. */
   #absolute(href: string): URL | undefined {
-    return resolveHref(href, needsBase(href) ? this.baseUrl : this.url, this.encoding);
+    let url = this.#resolved.get(href);
+    if (url === undefined) {
+      url = resolveHref(href, needsBase(href) ? this.baseUrl : this.url, this.encoding) ?? null;
+      this.#resolved.set(href, url);
+    }
+    return url ?? undefined;
+  }
+
+  /** A request for a resolved link; the URL goes along parsed, so the request does not parse it again. */
+  #request(url: URL, options: RequestOptions): Request {
+    const init: ParsedRequestInit = { ...options, url: url.href, depth: this.depth + 1, [PARSED_URL]: url };
+    return new Request(init);
   }
 
   #targetUrl(target: FollowTarget): string | undefined {
@@ -220,7 +306,7 @@ export class Page {
     const url = this.#absolute(href);
     if (url === undefined) throw new TypeError(`follow: not a valid URL: ${JSON.stringify(href)}`);
     if (!isHttpUrl(url)) throw new TypeError(`follow: not an http(s) link: ${url.href}`);
-    return new Request({ ...options, url: url.href, depth: this.depth + 1 });
+    return this.#request(url, options);
   }
 
   /**
@@ -234,7 +320,7 @@ export class Page {
       if (href === undefined) continue;
       const url = this.#absolute(href);
       if (url === undefined || !isHttpUrl(url)) continue;
-      requests.push(new Request({ ...options, url: url.href, depth: this.depth + 1 }));
+      requests.push(this.#request(url, options));
     }
     return requests;
   }

@@ -1,7 +1,9 @@
 /**
  * A request to crawl: what to fetch, and what to do with the answer. Everything in it is plain data except the
  * callback and errback, which may be given as methods of the spider and travel by name when the request is queued.
+ * The URL is parsed once, here; what later steps need of it (the host, the fingerprint) is kept on the request.
  */
+import { FINGERPRINT_MEMO } from "./fingerprint.ts";
 
 /** A page callback, given as a method of the spider or its name. */
 // deno-lint-ignore no-explicit-any
@@ -58,6 +60,17 @@ export interface RequestInit {
 
 /** The options of a request other than its URL, as `Page.follow` takes them. */
 export type RequestOptions = Omit<RequestInit, "url">;
+
+/**
+ * A URL the caller has parsed already (a link a page resolved), handed to the constructor beside `url` so it is not
+ * parsed a second time. Not part of the public API: only code of this package sets it.
+ */
+export const PARSED_URL: unique symbol = Symbol("netweir.parsedUrl");
+
+/** RequestInit with the URL parsed already (see PARSED_URL). */
+export interface ParsedRequestInit extends RequestInit {
+  [PARSED_URL]?: URL;
+}
 
 /**
  * A request to fetch a URL and hand the page to a callback. Requests are plain data: a queued request keeps every
@@ -119,15 +132,20 @@ export class Request {
    * anyway, since the engine asks for it several times for every request.
    */
   readonly host: string;
+  /** The fingerprint, once something asked for it (see fingerprint.ts). */
+  [FINGERPRINT_MEMO]: string | undefined = undefined;
 
   /** A request from a URL, or from everything a request can say (see {@link RequestInit}). */
   constructor(init: RequestInit | string) {
-    const options: RequestInit = typeof init === "string" ? { url: init } : init;
-    let parsed: URL;
-    try {
-      parsed = new URL(options.url);
-    } catch {
-      throw new TypeError(`Request URL is not an absolute URL: ${JSON.stringify(options.url)}`);
+    const options: ParsedRequestInit = typeof init === "string" ? { url: init } : init;
+    let parsed = options[PARSED_URL];
+    // Trusted only when it is a URL that serialises to `url` itself, so url and host can never disagree.
+    if (!(parsed instanceof URL) || parsed.href !== options.url) {
+      try {
+        parsed = new URL(options.url);
+      } catch {
+        throw new TypeError(`Request URL is not an absolute URL: ${JSON.stringify(options.url)}`);
+      }
     }
     this.url = parsed.href;
     this.host = parsed.hostname;

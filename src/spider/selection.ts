@@ -7,6 +7,7 @@ import { type AnyNode, type Document, type Element, isTag, isText } from "domhan
 import * as DomUtils from "domutils";
 import { textContent } from "domutils";
 import render from "dom-serializer";
+import type { ScannedElement } from "./element_scan.ts";
 
 /**
  * What a selection reads when asked for text: the whole text of each element (`"element"`, also the mode of
@@ -130,14 +131,28 @@ function compiledSelector(css: string): CompiledQuery {
 }
 
 /**
+ * Elements a selection found in a scan of the page instead of its DOM (see element_scan.ts): their attributes, and
+ * how to find the same elements in the DOM when something more is asked of them (their text, their HTML, a nested
+ * selector). `dom()` gives the DOM's elements for the same selector, one for each scanned element, in the same order.
+ */
+interface Scanned {
+  elements: readonly ScannedElement[];
+  dom: () => readonly Element[];
+}
+
+/**
  * The elements a CSS selector matched, in document order. A selection is immutable; iterating it gives
  * one-element selections.
  *
  * Nested `css()` searches each element and its descendants (Scrapy's descendant-or-self), so
  * `page.css("li").css("li.active")` keeps the active items.
+ *
+ * A selection a page answered from a scan (`page.css("a")` and the like, before a DOM is built) reads attributes
+ * from the scan, and finds its elements in the DOM only for what a scan does not have.
  */
 export class Selection implements Iterable<Selection> {
-  readonly #nodes: readonly (Element | Document)[];
+  #nodes: readonly (Element | Document)[] | undefined;
+  #scanned: Scanned | undefined;
   readonly #mode: SelectionMode;
 
   /** Use `Page.css()`; this is for the page and for tests. */
@@ -152,13 +167,54 @@ export class Selection implements Iterable<Selection> {
   }
 
   /**
+   * A selection of elements found by a scan (see element_scan.ts); for the page.
+   *
+   * Hidden from the generated docs: only the page builds these.
+   * @ignore
+   */
+  static fromScan(elements: readonly ScannedElement[], dom: () => readonly Element[], mode: SelectionMode): Selection {
+    const selection = new Selection([], mode);
+    if (mode.kind === "attr") {
+      // The same filter as the constructor's, on the same attribute objects.
+      const name = mode.name;
+      const kept: number[] = [];
+      elements.forEach((element, i) => {
+        if (element.attribs[name] !== undefined) kept.push(i);
+      });
+      if (kept.length < elements.length) {
+        elements = kept.map((i) => elements[i]);
+        const all = dom;
+        dom = () => {
+          const found = all();
+          return kept.map((i) => found[i]);
+        };
+      }
+    }
+    selection.#nodes = undefined;
+    selection.#scanned = { elements, dom };
+    return selection;
+  }
+
+  /** The nodes, found in the DOM the first time a scanned selection needs them. */
+  get #all(): readonly (Element | Document)[] {
+    return this.#nodes ??= this.#scanned!.dom();
+  }
+
+  /** Each element's attributes, from the scan or the DOM. */
+  #attribs(index: number): Record<string, string> | undefined {
+    if (this.#scanned) return this.#scanned.elements[index]?.attribs;
+    const node = this.#nodes![index];
+    return node !== undefined && isTag(node) ? node.attribs : undefined;
+  }
+
+  /**
    * The matched elements, for code that wants the DOM itself (domhandler Elements).
    *
    * Hidden from the generated docs: its type is domhandler's, which domhandler documents.
    * @ignore
    */
   get elements(): Element[] {
-    return this.#nodes.filter(isTag);
+    return this.#all.filter(isTag);
   }
 
   /** What `text()` and `texts()` read: whole text, own text nodes, or an attribute. */
@@ -168,7 +224,7 @@ export class Selection implements Iterable<Selection> {
 
   /** How many elements matched. */
   get length(): number {
-    return this.#nodes.length;
+    return this.#scanned ? this.#scanned.elements.length : this.#nodes!.length;
   }
 
   /**
@@ -177,15 +233,20 @@ export class Selection implements Iterable<Selection> {
    */
   css(selector: string): Selection {
     const { css, mode } = parseSelector(selector);
-    if (css === "") return new Selection(this.#nodes, mode);
-    if (this.#nodes.length === 0) return new Selection([], mode);
+    if (css === "") {
+      return this.#scanned
+        ? Selection.fromScan(this.#scanned.elements, this.#scanned.dom, mode)
+        : new Selection(this.#nodes!, mode);
+    }
+    const nodes = this.#all;
+    if (nodes.length === 0) return new Selection([], mode);
     // A single Document is searched below it; an array is searched including its members (css-select's rule).
     // Relative selectors ("> li", ":scope li") mean something only against the elements searched, which css-select
     // takes into account when it compiles: those are compiled for each search, as css-select does by itself.
     const query = RELATIVE.test(css) ? css : compiledSelector(css);
-    const found = this.#nodes.length === 1 && !isTag(this.#nodes[0])
-      ? selectAll(query, this.#nodes[0], SELECT_OPTIONS)
-      : selectAll(query, this.#nodes as Element[], SELECT_OPTIONS);
+    const found = nodes.length === 1 && !isTag(nodes[0])
+      ? selectAll(query, nodes[0], SELECT_OPTIONS)
+      : selectAll(query, nodes as Element[], SELECT_OPTIONS);
     return new Selection(found, mode);
   }
 
@@ -194,13 +255,20 @@ export class Selection implements Iterable<Selection> {
    * after `::text`, or the attribute's value after `::attr(name)`.
    */
   text(): string {
-    const node = this.#nodes[0];
-    return node === undefined ? "" : this.#read(node).trim();
+    if (this.length === 0) return "";
+    if (this.#mode.kind === "attr") return (this.#attribs(0)?.[this.#mode.name] || "").trim();
+    return this.#read(this.#all[0]).trim();
   }
 
   /** Each element's text, as `text()` reads it, trimmed (one entry per element, empty ones included). */
   texts(): string[] {
-    return this.#nodes.map((node) => this.#read(node).trim());
+    const mode = this.#mode;
+    if (mode.kind === "attr") {
+      const texts: string[] = [];
+      for (let i = 0; i < this.length; i++) texts.push((this.#attribs(i)?.[mode.name] || "").trim());
+      return texts;
+    }
+    return this.#all.map((node) => this.#read(node).trim());
   }
 
   #read(node: Element | Document): string {
@@ -216,17 +284,15 @@ export class Selection implements Iterable<Selection> {
 
   /** The first element's attribute (names are lower case in HTML), or undefined. */
   attr(name: string): string | undefined {
-    const node = this.#nodes[0];
-    return node !== undefined && isTag(node) ? node.attribs[name.toLowerCase()] : undefined;
+    return this.#attribs(0)?.[name.toLowerCase()];
   }
 
   /** The attribute's value on every element that has it, in order. */
   attrs(name: string): string[] {
     const key = name.toLowerCase();
     const values: string[] = [];
-    for (const node of this.#nodes) {
-      if (!isTag(node)) continue;
-      const value = node.attribs[key];
+    for (let i = 0; i < this.length; i++) {
+      const value = this.#attribs(i)?.[key];
       if (value !== undefined) values.push(value);
     }
     return values;
@@ -234,13 +300,22 @@ export class Selection implements Iterable<Selection> {
 
   /** The first element's outer HTML, or undefined when the selection is empty. */
   html(): string | undefined {
-    const node = this.#nodes[0];
-    return node === undefined ? undefined : render(node, { encodeEntities: "utf8" });
+    if (this.length === 0) return undefined;
+    return render(this.#all[0], { encodeEntities: "utf8" });
   }
 
   /** The element at `index` (negative counts from the end) as a selection; empty when out of range. */
   get(index: number): Selection {
-    const node = this.#nodes.at(index);
+    const scanned = this.#scanned;
+    if (scanned) {
+      // As Array.prototype.at reads its index.
+      const whole = Math.trunc(index) || 0;
+      const at = whole < 0 ? whole + scanned.elements.length : whole;
+      const element = scanned.elements[at];
+      if (element === undefined) return new Selection([], this.#mode);
+      return Selection.fromScan([element], () => [scanned.dom()[at]], this.#mode);
+    }
+    const node = this.#nodes!.at(index);
     return new Selection(node === undefined ? [] : [node], this.#mode);
   }
 
@@ -251,6 +326,6 @@ export class Selection implements Iterable<Selection> {
 
   /** Each element as a selection of its own, in document order. */
   *[Symbol.iterator](): Iterator<Selection> {
-    for (const node of this.#nodes) yield new Selection([node], this.#mode);
+    for (let i = 0; i < this.length; i++) yield this.get(i);
   }
 }

@@ -16,7 +16,7 @@ import type { Element } from "domhandler";
 import { findAll, textContent } from "domutils";
 import { parseDocument } from "htmlparser2";
 import type { Page } from "./page.ts";
-import { type CallbackRef, Request } from "./request.ts";
+import { type CallbackRef, PARSED_URL, type ParsedRequestInit, Request } from "./request.ts";
 
 /** The sitemap protocol's limit on one file, uncompressed. */
 export const MAX_SITEMAP_BYTES = 50 * 1024 * 1024;
@@ -31,8 +31,18 @@ export interface SitemapOptions {
   alternateLinks: boolean;
 }
 
-function matches(pattern: SitemapPattern, url: string): boolean {
-  return (typeof pattern === "string" ? new RegExp(pattern) : pattern).test(url);
+/**
+ * A test of URLs against patterns, each string compiled the first time it is needed and then kept: a sitemap lists up
+ * to 50,000 URLs, each tried against the rules in turn.
+ */
+function patternMatcher(): (pattern: SitemapPattern, url: string) => boolean {
+  const compiled = new Map<string, RegExp>();
+  return (pattern, url) => {
+    if (typeof pattern !== "string") return pattern.test(url);
+    let regex = compiled.get(pattern);
+    if (regex === undefined) compiled.set(pattern, regex = new RegExp(pattern));
+    return regex.test(url);
+  };
 }
 
 /** The body as text: gunzipped when it is gzip (a `.xml.gz` served as is), as UTF-8 either way. */
@@ -48,9 +58,15 @@ function localName(element: Element): string {
   return element.name.toLowerCase().replace(/^.*:/, "");
 }
 
-function absoluteHttpUrl(text: string, base: string): string | undefined {
+function absoluteHttpUrl(text: string, base: string): URL | undefined {
   const url = URL.parse(text.trim(), base);
-  return url && (url.protocol === "http:" || url.protocol === "https:") ? url.href : undefined;
+  return url && (url.protocol === "http:" || url.protocol === "https:") ? url : undefined;
+}
+
+/** A request for a URL parsed already (see PARSED_URL). */
+function requestFor(url: URL, callback: CallbackRef): Request {
+  const init: ParsedRequestInit = { url: url.href, callback, [PARSED_URL]: url };
+  return new Request(init);
 }
 
 /** The requests a robots.txt, sitemap index or sitemap page leads to. Throws TypeError for anything else. */
@@ -59,10 +75,11 @@ export function sitemapRequests(page: Page, options: SitemapOptions): Request[] 
     const out: Request[] = [];
     for (const match of page.text.matchAll(/^[ \t]*sitemap[ \t]*:[ \t]*(\S+)/gim)) {
       const url = absoluteHttpUrl(match[1], page.url);
-      if (url) out.push(new Request({ url, callback: "_sitemap" }));
+      if (url) out.push(requestFor(url, "_sitemap"));
     }
     return out;
   }
+  const matches = patternMatcher();
   let text: string;
   try {
     text = sitemapText(page);
@@ -76,9 +93,7 @@ export function sitemapRequests(page: Page, options: SitemapOptions): Request[] 
     const out: Request[] = [];
     for (const sitemap of findAll((element) => localName(element) === "sitemap", root!.children)) {
       const url = locOf(sitemap, page.url);
-      if (url && options.follow.some((pattern) => matches(pattern, url))) {
-        out.push(new Request({ url, callback: "_sitemap" }));
-      }
+      if (url && options.follow.some((pattern) => matches(pattern, url.href))) out.push(requestFor(url, "_sitemap"));
     }
     return out;
   }
@@ -95,8 +110,8 @@ export function sitemapRequests(page: Page, options: SitemapOptions): Request[] 
       }
       for (const url of urls) {
         if (!url) continue;
-        const rule = options.rules.find(([pattern]) => matches(pattern, url));
-        if (rule) out.push(new Request({ url, callback: rule[1] }));
+        const rule = options.rules.find(([pattern]) => matches(pattern, url.href));
+        if (rule) out.push(requestFor(url, rule[1]));
       }
     }
     return out;
@@ -105,7 +120,7 @@ export function sitemapRequests(page: Page, options: SitemapOptions): Request[] 
 }
 
 /** The URL of an entry's `<loc>`, resolved against the sitemap's own URL; undefined when missing or not http(s). */
-function locOf(entry: Element, base: string): string | undefined {
+function locOf(entry: Element, base: string): URL | undefined {
   const loc = findAll((element) => localName(element) === "loc", entry.children)[0];
   return loc ? absoluteHttpUrl(textContent(loc), base) : undefined;
 }

@@ -161,3 +161,46 @@ Deno.test("two admissions share no counts", () => {
   assert.equal(second.checkLeased(request("https://a.test/1")), undefined);
   assert.equal(first.checkLeased(request("https://a.test/2"))?.reason, "max_pages_per_domain");
 });
+
+Deno.test("a request noted as queued is known again by its URL without the fragment, and no other is", () => {
+  const gate = admission();
+  gate.noteQueued(request("http://a.test/p?x=1#top", 1));
+  assert.ok(gate.queuedLately(request("http://a.test/p?x=1", 1)));
+  assert.ok(gate.queuedLately(request("http://a.test/p?x=1#other", 3)));
+  assert.ok(!gate.queuedLately(request("http://a.test/p?x=2", 1)));
+  assert.ok(!gate.queuedLately(request("http://b.test/p?x=1", 1)));
+});
+
+Deno.test("requests the frontier does not filter by URL alone are never taken for queued: dontFilter, POST, a body", () => {
+  const gate = admission();
+  const url = "http://a.test/form";
+  gate.noteQueued(request(url));
+  assert.ok(!gate.queuedLately(new Request({ url, dontFilter: true })));
+  assert.ok(!gate.queuedLately(new Request({ url, method: "POST" })));
+  assert.ok(!gate.queuedLately(new Request({ url, body: "q=1" })));
+  gate.noteQueued(new Request({ url: "http://a.test/once", dontFilter: true }));
+  assert.ok(!gate.queuedLately(request("http://a.test/once")), "a dontFilter request is not noted either");
+});
+
+Deno.test("a queued link seen again deeper than max_depth is left to the depth check, which refuses it", () => {
+  const gate = admission({ maxDepth: 2 });
+  gate.noteQueued(request("http://a.test/p", 2));
+  assert.ok(gate.queuedLately(request("http://a.test/p", 2)));
+  assert.ok(!gate.queuedLately(request("http://a.test/p", 3)));
+  assert.equal(gate.checkYielded(request("http://a.test/p", 3))?.reason, "depth");
+});
+
+Deno.test("allowed domains written out once answer as hostAllowed does", () => {
+  const domains = ["Example.com.", ".shop.test", "127.0.0.1", "[::1]", "host.test:8080", ""];
+  const gate = admission({}, domains);
+  for (
+    const host of ["example.com", "www.example.com", "a.shop.test", "shop.test", "127.0.0.1", "[::1]", "host.test"]
+  ) {
+    assert.ok(gate.hostAllowed(host), host);
+    assert.equal(gate.hostAllowed(host), hostAllowed(host, domains));
+  }
+  for (const host of ["badexample.com", "0.0.1", "evil.test", "127.0.0.2"]) {
+    assert.ok(!gate.hostAllowed(host), host);
+    assert.equal(gate.hostAllowed(host), hostAllowed(host, domains));
+  }
+});

@@ -106,15 +106,18 @@ Deno.test("re() returns capture group 1 when there is one, else the whole match"
   assert.deepEqual(p.re(/nothing/g), []);
 });
 
-Deno.test("a page whose callback only reads text, json or links builds no DOM", () => {
+Deno.test("a page whose callback only reads text, json, links or one tag's attributes builds no DOM", () => {
   const p = page('<a href="/x">x</a>');
   assert.equal(p.text.length > 0, true);
   assert.deepEqual(p.links(), ["http://127.0.0.1/x"]);
   assert.equal(p.baseUrl, "http://127.0.0.1/dir/page.html");
   p.follow("../up");
   p.followAll(["a", "b"]);
+  assert.deepEqual(p.css("a").attrs("href"), ["/x"]);
+  assert.deepEqual(p.css("a[href]::attr(href)").texts(), ["/x"]);
+  p.followAll(p.css("a"));
   assert.equal(p.domBuilt, false);
-  p.css("a");
+  assert.equal(p.css("a").text(), "x");
   assert.equal(p.domBuilt, true);
   const document = p.document;
   p.css("a");
