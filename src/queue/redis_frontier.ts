@@ -21,6 +21,7 @@ import type { Frontier, FrontierStats, FrontierStatus, Lease, LeaseOptions } fro
 import { describe, mayPass, RedisConnection, type ScriptArg } from "./redis_client.ts";
 import type { ScriptName } from "./redis_scripts.ts";
 import { parseRedisUrl } from "../settings/redis_url.ts";
+import { type Clock, REAL_CLOCK } from "../runtime/clock.ts";
 import { retry } from "./retry.ts";
 
 export interface RedisFrontierOptions {
@@ -47,6 +48,12 @@ export interface RedisFrontierOptions {
    * holds that many of only when no other host has requests for it. Absent: no such preference.
    */
   perDomain?: number;
+  /**
+   * Where the process's own lease deadlines are measured: when its last heartbeat got through, how long a call has
+   * kept failing, when the next beat is due. The real clock by default; tests move one by hand. (What the crawl as a
+   * whole decides, which processes are silent and how long it has been idle, is measured by Redis's own clock.)
+   */
+  clock?: Clock;
 }
 
 /**
@@ -75,6 +82,11 @@ export function filterFingerprint(request: Request): string {
 /** A push payload's line from its parts (`netweir queue push` builds them without a Request). */
 export function startLine(fp: string, priority: number, dontFilter: boolean, host: string, encoded: string): string {
   return `${fp} ${priority} ${dontFilter ? 1 : 0} ${host} ${encoded}`;
+}
+
+/** A wait of `ms` on `clock`, for the retries between failed calls. */
+function clockSleep(clock: Clock): (ms: number) => Promise<void> {
+  return (ms) => new Promise<void>((resolve) => clock.setTimeout(resolve, ms));
 }
 
 /** Entries one lease call takes at most when it is crossing junk (see lease). */
@@ -133,8 +145,9 @@ export class RedisFrontier implements Frontier {
   #leaseWithFinish: PendingLease | undefined;
   /** Lease calls on their way: their ids are held in Redis before this process has heard of them. */
   #leasesInFlight = 0;
-  #lastHeartbeat = Date.now();
-  #heartbeatTimer: ReturnType<typeof setTimeout> | undefined;
+  readonly #clock: Clock;
+  #lastHeartbeat: number;
+  #heartbeatTimer: unknown;
   #fatal: QueueError | undefined;
   #onFailure: ((error: Error) => void) | undefined;
   #closed = false;
@@ -146,6 +159,8 @@ export class RedisFrontier implements Frontier {
     this.#options = options;
     this.#prefix = keyPrefix(options.key);
     this.#leaseMs = options.leaseSeconds * 1000;
+    this.#clock = options.clock ?? REAL_CLOCK;
+    this.#lastHeartbeat = this.#clock.now();
     this.#pid = `${hostname()}:${randomBytes(6).toString("hex")}`;
     this.#limits = options.limits ?? DEFAULT_ENTRY_LIMITS;
     this.#badEntries = new BadEntryLog(options.log, "the queue");
@@ -160,11 +175,12 @@ export class RedisFrontier implements Frontier {
     const target = parseRedisUrl(options.url, { windows: options.windows });
     const timeoutMs = Math.ceil(options.leaseSeconds * 1000 / 3);
     const warn = (message: string) => options.log.warning(message);
-    const started = Date.now();
+    const clock = options.clock ?? REAL_CLOCK;
+    const started = clock.now();
     const connection = await retry(
       () => RedisConnection.open(target, options.url, timeoutMs, warn),
       (error, attempt) => {
-        const waited = Date.now() - started;
+        const waited = clock.now() - started;
         if (!mayPass(error) || waited >= options.leaseSeconds * 1000) {
           if (attempt === 0 || !(error instanceof QueueError)) throw error;
           throw new QueueError(`${error.message} (tried for ${Math.round(waited / 1000)} s)`, { cause: error });
@@ -174,6 +190,7 @@ export class RedisFrontier implements Frontier {
         }
         return options.leaseSeconds * 1000 - waited;
       },
+      clockSleep(clock),
     );
     const frontier = new RedisFrontier(connection, options);
     await frontier.#heartbeat(true);
@@ -194,7 +211,7 @@ export class RedisFrontier implements Frontier {
   #fail(error: QueueError): QueueError {
     if (!this.#fatal) {
       this.#fatal = error;
-      clearTimeout(this.#heartbeatTimer);
+      this.#clock.clearTimeout(this.#heartbeatTimer);
       this.#onFailure?.(error);
     }
     return this.#fatal;
@@ -205,7 +222,7 @@ export class RedisFrontier implements Frontier {
    * since the last heartbeat got through or since this call began.
    */
   async #call(name: ScriptName, args: ScriptArg[]): Promise<unknown> {
-    const started = Date.now();
+    const started = this.#clock.now();
     return await retry(() => {
       if (this.#fatal) throw this.#fatal;
       return this.#connection.script(name, [this.#prefix, ...args]);
@@ -215,7 +232,7 @@ export class RedisFrontier implements Frontier {
       // A lease whose answer was lost (a timeout, or a connection that broke after the server ran it) may hold
       // requests this process never got; the next beat gives back any such ids.
       if (name === "nwFinish" && Number(args[1]) > 0) this.#maybeOrphans = true;
-      const now = Date.now();
+      const now = this.#clock.now();
       if (now - this.#lastHeartbeat > this.#leaseMs) {
         throw this.#fail(
           new QueueError(
@@ -227,7 +244,7 @@ export class RedisFrontier implements Frontier {
         throw this.#fail(new QueueError(`the queue kept failing for ${this.#leaseMs / 1000} s: ${describe(error)}`));
       }
       if (attempt === 0) this.#options.log.warning(`queue call failed, retrying: ${describe(error)}`);
-    });
+    }, clockSleep(this.#clock));
   }
 
   async #heartbeat(joining = false): Promise<void> {
@@ -239,7 +256,7 @@ export class RedisFrontier implements Frontier {
         joining ? 1 : 0,
       ]) as unknown[]
     ).map(Number);
-    this.#lastHeartbeat = Date.now();
+    this.#lastHeartbeat = this.#clock.now();
     if (bad > 0) this.#bad(`${bad} held entries of silent processes that were not in the queue's shape`, bad);
     this.#badEntries.summarise();
     if (reclaimed > 0) {
@@ -265,14 +282,14 @@ export class RedisFrontier implements Frontier {
 
   /** Beats every third of a lease; while beats fail, tries every second until a lease has passed, then fails. */
   #scheduleHeartbeat(delay = this.#leaseMs / 3): void {
-    this.#heartbeatTimer = setTimeout(async () => {
+    this.#heartbeatTimer = this.#clock.setTimeout(async () => {
       if (this.#closed || this.#fatal) return;
       try {
         await this.#heartbeat();
         this.#scheduleHeartbeat();
       } catch (error) {
         if (this.#closed) return;
-        if (Date.now() - this.#lastHeartbeat > this.#leaseMs) {
+        if (this.#clock.now() - this.#lastHeartbeat > this.#leaseMs) {
           this.#fail(
             new QueueError(
               `lost the queue: no heartbeat got through for ${this.#leaseMs / 1000} s (${describe(error)})`,
@@ -587,7 +604,7 @@ export class RedisFrontier implements Frontier {
   /** Leaves the crawl: anything still held goes back, and this process is no longer counted. */
   async close(): Promise<void> {
     if (this.#closed) return;
-    clearTimeout(this.#heartbeatTimer);
+    this.#clock.clearTimeout(this.#heartbeatTimer);
     try {
       if (!this.#fatal) {
         // Entries found bad are released first: leaving would put them back, for the next process to drop again.
