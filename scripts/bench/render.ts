@@ -103,7 +103,8 @@ interface RunResult {
   peakRss: number;
   /** The tree at its peak, by kind of process. */
   atPeak: Tree;
-  series: Array<[number, number]>;
+  /** Every 500 items: the count, and the tree then (taken only while Chromium runs, not once it has closed). */
+  series: Array<[number, Tree]>;
 }
 
 /** Runs a command, sampling its tree every 200 ms; `progress` says how many pages it has done so far. */
@@ -125,7 +126,7 @@ async function measure(
   let peakRss = 0;
   let atPeak: Tree = { pss: 0, rss: 0, cpu: 0, kinds: {}, renderers: 0 };
   let cpu = 0;
-  const series: Array<[number, number]> = [];
+  const series: Array<[number, Tree]> = [];
   let nextMark = 500;
   let done = false;
   exited.then(() => done = true);
@@ -135,10 +136,10 @@ async function measure(
     peakPss = Math.max(peakPss, now.pss);
     peakRss = Math.max(peakRss, now.rss);
     if (now.cpu > cpu) cpu = now.cpu;
-    if (progress) {
+    if (progress && now.renderers > 0) {
       const count = await progress();
       while (count >= nextMark) {
-        series.push([nextMark, now.pss]);
+        series.push([nextMark, now]);
         nextMark += 500;
       }
     }
@@ -284,7 +285,14 @@ try {
     console.log(`| ${result.name} | ${cells.join(" | ")} | ${result.atPeak.renderers} |`);
   }
   console.log("\nnetweir (all rendered), tree PSS every 500 rendered items:");
-  for (const [count, pss] of all[0].series) console.log(`  ${count}: ${mb(pss)}`);
+  for (const [count, now] of all[0].series) {
+    const crawl = now.kinds["crawl process"] ?? 0;
+    const renderers = now.kinds["renderer"] ?? 0;
+    console.log(
+      `  ${count}: ${mb(now.pss)} (crawl process ${mb(crawl)}, renderers ${mb(renderers)}, ` +
+        `rest of Chromium ${mb(now.pss - crawl - renderers)})`,
+    );
+  }
 
   if (base) {
     const baseDir = join(dir, "base");
