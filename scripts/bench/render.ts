@@ -37,6 +37,21 @@ interface Tree {
   pss: number;
   rss: number;
   cpu: number;
+  /** PSS by kind of process: the crawl (or bare loop) itself, Chromium's browser process, renderers, GPU, ... */
+  kinds: Record<string, number>;
+  renderers: number;
+}
+
+/** What a process of the tree is, from its command line (Chromium's helpers write theirs space-separated). */
+function kindOf(commandLine: string): string {
+  const words = commandLine.split(/[\0 ]/);
+  if (!words[0].includes("chrom")) return "crawl process";
+  const type = words.find((word) => word.startsWith("--type="))?.slice(7);
+  if (type === undefined) return words[0].includes("crashpad") ? "other" : "browser";
+  if (type === "renderer" || type === "gpu-process") return type;
+  const sub = words.find((word) => word.startsWith("--utility-sub-type="));
+  if (sub?.includes("network")) return "network";
+  return "other";
 }
 
 /** The process `root` and its descendants: summed PSS and RSS (bytes) and CPU seconds, from /proc. */
@@ -64,13 +79,19 @@ async function tree(root: number): Promise<Tree> {
   let pss = 0;
   let rss = 0;
   let cpu = 0;
+  let renderers = 0;
+  const kinds: Record<string, number> = {};
   for (const pid of members) {
     const rollup = await readFile(`/proc/${pid}/smaps_rollup`, "utf8").catch(() => "");
-    pss += Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0) * 1024;
+    const own = Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0) * 1024;
+    pss += own;
     rss += Number(/^Rss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0) * 1024;
     cpu += cpuOf.get(pid) ?? 0;
+    const kind = kindOf(await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => ""));
+    kinds[kind] = (kinds[kind] ?? 0) + own;
+    if (kind === "renderer" && own > 0) renderers++;
   }
-  return { pss, rss, cpu };
+  return { pss, rss, cpu, kinds, renderers };
 }
 
 interface RunResult {
@@ -80,7 +101,10 @@ interface RunResult {
   cpu: number;
   peakPss: number;
   peakRss: number;
-  series: Array<[number, number]>;
+  /** The tree at its peak, by kind of process. */
+  atPeak: Tree;
+  /** Every 500 items: the count, and the tree then (taken only while Chromium runs, not once it has closed). */
+  series: Array<[number, Tree]>;
 }
 
 /** Runs a command, sampling its tree every 200 ms; `progress` says how many pages it has done so far. */
@@ -100,20 +124,22 @@ async function measure(
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   let peakPss = 0;
   let peakRss = 0;
+  let atPeak: Tree = { pss: 0, rss: 0, cpu: 0, kinds: {}, renderers: 0 };
   let cpu = 0;
-  const series: Array<[number, number]> = [];
+  const series: Array<[number, Tree]> = [];
   let nextMark = 500;
   let done = false;
   exited.then(() => done = true);
   while (!done) {
     const now = await tree(child.pid!);
+    if (now.pss > peakPss) atPeak = now;
     peakPss = Math.max(peakPss, now.pss);
     peakRss = Math.max(peakRss, now.rss);
     if (now.cpu > cpu) cpu = now.cpu;
-    if (progress) {
+    if (progress && now.renderers > 0) {
       const count = await progress();
       while (count >= nextMark) {
-        series.push([nextMark, now.pss]);
+        series.push([nextMark, now]);
         nextMark += 500;
       }
     }
@@ -128,6 +154,7 @@ async function measure(
     cpu,
     peakPss,
     peakRss,
+    atPeak,
     series,
   };
 }
@@ -250,8 +277,22 @@ try {
       `${(100 * peak(all) / peak(bare)).toFixed(0)}% of its peak PSS`,
   );
   console.log(`hybrid / all-rendered bare loop: ${(best(hybrid) / best(bare)).toFixed(1)}x the pages/s`);
+  const kinds = ["crawl process", "browser", "renderer", "gpu-process", "network", "other"];
+  console.log(`\nPSS at each run's peak, by process:\n\n| run | ${kinds.join(" | ")} | renderers |`);
+  console.log(`| --- | ${kinds.map(() => "---").join(" | ")} | --- |`);
+  for (const result of results) {
+    const cells = kinds.map((kind) => mb(result.atPeak.kinds[kind] ?? 0));
+    console.log(`| ${result.name} | ${cells.join(" | ")} | ${result.atPeak.renderers} |`);
+  }
   console.log("\nnetweir (all rendered), tree PSS every 500 rendered items:");
-  for (const [count, pss] of all[0].series) console.log(`  ${count}: ${mb(pss)}`);
+  for (const [count, now] of all[0].series) {
+    const crawl = now.kinds["crawl process"] ?? 0;
+    const renderers = now.kinds["renderer"] ?? 0;
+    console.log(
+      `  ${count}: ${mb(now.pss)} (crawl process ${mb(crawl)}, renderers ${mb(renderers)}, ` +
+        `rest of Chromium ${mb(now.pss - crawl - renderers)})`,
+    );
+  }
 
   if (base) {
     const baseDir = join(dir, "base");

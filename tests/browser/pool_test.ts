@@ -14,11 +14,11 @@ import { Request, type Step } from "../../src/spider/request.ts";
 import { Spider } from "../../src/spider/spider.ts";
 import { startJsSite } from "../helpers/js_site.ts";
 
-function openPool(tabs: number, tabUses?: number): TabPool {
+function openPool(tabs: number, tuning: { tabUses?: number; pressureEvery?: number } = {}): TabPool {
   return new TabPool({
     executable: findBrowser(null),
     tabs,
-    tabUses,
+    ...tuning,
     log: createLogger("error", () => {}),
     blockTypes: [],
     userAgent: null,
@@ -121,7 +121,7 @@ Deno.test("the crawl's signal still stops a render in the middle of its steps", 
 
 Deno.test("a tab is replaced after tabUses pages, and the new one renders as the old did", async () => {
   const site = await startJsSite({ products: 40, perPage: 10 });
-  const pool = openPool(1, 2);
+  const pool = openPool(1, { tabUses: 2 });
   try {
     const signal = new AbortController().signal;
     const tabs = [];
@@ -137,6 +137,38 @@ Deno.test("a tab is replaced after tabUses pages, and the new one renders as the
     assert.notEqual(tabs[1], tabs[2], "and replaced after two pages");
     assert.equal(tabs[2], tabs[3]);
     assert.ok(tabs[1].page.isClosed(), "the old tab is closed");
+  } finally {
+    await pool.close();
+    await site.close();
+  }
+});
+
+Deno.test("pages render whole while Chromium is told after every page that memory is short", async () => {
+  const site = await startJsSite({ products: 60, perPage: 10 });
+  const pool = openPool(2, { pressureEvery: 1 });
+  try {
+    const signal = new AbortController().signal;
+    const listings = await Promise.all(
+      [1, 2, 3, 4, 5, 6].map((page) => render(pool, `${site.url}list/${page}`, signal)),
+    );
+    for (const [index, { response }] of listings.entries()) {
+      const html = new TextDecoder().decode(response.body);
+      const ids = [...html.matchAll(/<a class="product" href="\/product\/(\d+)"/g)].map((match) => Number(match[1]));
+      assert.deepEqual(ids, Array.from({ length: 10 }, (_, i) => index * 10 + i + 1));
+    }
+  } finally {
+    await pool.close();
+    await site.close();
+  }
+});
+
+Deno.test("the tab Chromium starts with is closed: only the pool's tabs are open", async () => {
+  const site = await startJsSite();
+  const pool = openPool(2);
+  try {
+    const { tab } = await render(pool, site.url + "list/1", new AbortController().signal);
+    const open = await tab.page.browser().pages();
+    assert.deepEqual(open.map((page) => page.url()), [site.url + "list/1"]);
   } finally {
     await pool.close();
     await site.close();
