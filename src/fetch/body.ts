@@ -8,6 +8,8 @@
  */
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from "node:zlib";
 import { FetchError } from "../errors.ts";
+import type { HttpResponse } from "../runtime/mod.ts";
+import { readStreamWithin } from "../runtime/web_response.ts";
 
 /** Content codings the crawler asks for: whatever arrives is decoded by the runtime or by {@link decodeBody}. */
 export const ACCEPT_ENCODING = "gzip, deflate, br";
@@ -31,32 +33,16 @@ export async function readLimitedBody(
   limit: number,
   url: string,
 ): Promise<Uint8Array> {
-  if (!body) return new Uint8Array();
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > limit) {
-        await reader.cancel().catch(() => {});
-        throw tooLarge(url, limit);
-      }
-      chunks.push(value);
-    }
-  } finally {
-    reader.releaseLock();
-  }
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
+  const bytes = await readStreamWithin(body, limit);
+  if (!bytes) throw tooLarge(url, limit);
+  return bytes;
+}
+
+/** Reads a response's whole body as {@link readLimitedBody} does, the client's own way. */
+export async function readBody(response: HttpResponse, limit: number, url: string): Promise<Uint8Array> {
+  const bytes = await response.bytes(limit);
+  if (!bytes) throw tooLarge(url, limit);
+  return bytes;
 }
 
 /** A zlib stream header (RFC 1950): deflate method, a window size zlib knows, the check bits right, no dictionary. */
@@ -93,15 +79,21 @@ function decoderFor(coding: string, bytes: Uint8Array, asSent: boolean): Decoder
  * Decodes what the runtime left encoded, innermost coding last, never producing more than `limit` bytes (FetchError
  * `too_large`). When every coding has been dealt with, Content-Encoding and Content-Length are removed from
  * `headers`, since they no longer describe the body. A coding that cannot be decoded leaves body and headers as
- * they came.
+ * they came. `sentAsIs` says the client read the bytes exactly as sent (node:http), whatever Content-Length says.
  */
-export function decodeBody(bytes: Uint8Array, headers: Headers, limit: number, url: string): Uint8Array {
+export function decodeBody(
+  bytes: Uint8Array,
+  headers: Headers,
+  limit: number,
+  url: string,
+  sentAsIs = false,
+): Uint8Array {
   const header = headers.get("content-encoding");
   if (!header) return bytes;
   const codings = header.split(",").map((c) => c.trim().toLowerCase()).filter((c) => c && c !== "identity");
   const declared = Number(headers.get("content-length") ?? NaN);
   let body = bytes;
-  let asSent = Number.isFinite(declared) && declared === bytes.byteLength;
+  let asSent = sentAsIs || (Number.isFinite(declared) && declared === bytes.byteLength);
   for (const coding of codings.reverse()) {
     if (!["gzip", "x-gzip", "deflate", "br"].includes(coding)) return bytes;
     const decode = decoderFor(coding, body, asSent);

@@ -9,12 +9,12 @@
  */
 import { CookieJar } from "tough-cookie";
 import { FetchError } from "../errors.ts";
-import type { HttpClient } from "../runtime/mod.ts";
+import type { HttpClient, HttpResponse } from "../runtime/mod.ts";
 import type { SettingValues } from "../settings/table.ts";
 import type { Request } from "../spider/request.ts";
 import type { Logger } from "../spider/types.ts";
 import { describeNetworkFailure } from "./network_errors.ts";
-import { ACCEPT_ENCODING, checkContentLength, decodeBody, readLimitedBody } from "./body.ts";
+import { ACCEPT_ENCODING, checkContentLength, decodeBody, readBody } from "./body.ts";
 import { basicAuthorization, credentialsFor } from "./credentials.ts";
 import { ClientPool } from "./client_pool.ts";
 import { ProxyRotation } from "./proxy_rotation.ts";
@@ -205,25 +205,24 @@ export class Downloader {
     for (;;) {
       const headers = await this.#headersFor(request, origin, url, ownHeaders, useJar);
       const sentAt = Date.now();
-      const response = await client.fetch(url.href, {
+      const response = await client.fetch(url, {
         method,
         headers,
         // fetch refuses a body on GET and HEAD; such a body has no meaning to a server anyway.
         body: method === "GET" || method === "HEAD" ? undefined : body,
-        redirect: "manual",
         signal,
       });
       if (useJar) await this.#storeCookies(response.headers, url);
       const next = follow ? redirectTarget(response, url) : undefined;
       if (next) {
         // Read, not dropped: the archives keep each hop, and a redirect's body is a line of HTML at most.
-        const hopBody = await readLimitedBody(response.body, limit, url.href);
-        const hopHeaders = new Headers(response.headers);
+        const hopBody = await readBody(response, limit, url.href);
+        const hopHeaders = response.headers;
         hops.push({
           url: url.href,
           status: response.status,
           headers: hopHeaders,
-          body: decodeBody(hopBody, hopHeaders, limit, url.href),
+          body: decodeBody(hopBody, hopHeaders, limit, url.href, response.asSent),
           sent: { method, headers, body: method === "GET" || method === "HEAD" ? undefined : body },
           at: sentAt,
         });
@@ -255,16 +254,16 @@ export class Downloader {
       try {
         checkContentLength(response.headers, limit, url.href);
       } catch (error) {
-        await response.body?.cancel().catch(() => {});
+        await response.cancel();
         throw error;
       }
-      const raw = await readLimitedBody(response.body, limit, url.href);
-      const responseHeaders = new Headers(response.headers);
+      const raw = await readBody(response, limit, url.href);
+      const responseHeaders = response.headers;
       return {
         url: url.href,
         status: response.status,
         headers: responseHeaders,
-        body: decodeBody(raw, responseHeaders, limit, url.href),
+        body: decodeBody(raw, responseHeaders, limit, url.href, response.asSent),
         request,
         redirects,
         latency: 0,
@@ -301,7 +300,7 @@ export class Downloader {
 }
 
 /** Where a redirect response points, or undefined when it is not one that can be followed. */
-function redirectTarget(response: Response, base: URL): URL | undefined {
+function redirectTarget(response: HttpResponse, base: URL): URL | undefined {
   if (!REDIRECT_STATUSES.has(response.status)) return undefined;
   const location = response.headers.get("location");
   if (!location) return undefined;

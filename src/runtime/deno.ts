@@ -1,5 +1,7 @@
 /** The Deno side of the runtime boundary. */
-import { fetchAnyPort, onBadPort } from "./any_port_fetch.ts";
+import { onBadPort } from "./any_port_fetch.ts";
+import { nodeHttpClient } from "./node_http.ts";
+import { fromWebResponse } from "./web_response.ts";
 import { processSignals } from "./signals.ts";
 import type {
   HttpClient,
@@ -21,16 +23,24 @@ function proxyOption(proxy: string): Deno.Proxy {
   return { url: url.href, basicAuth };
 }
 
+/**
+ * Deno's own fetch: of the clients measured on Deno it is the fastest and holds the least (docs/design/engine.md,
+ * "The HTTP client"). Bad ports, which it refuses, go through node:http, opened on first need.
+ */
 function httpClient(options: HttpClientOptions): HttpClient {
   const client = Deno.createHttpClient(options.proxy ? { proxy: proxyOption(options.proxy) } : {});
+  let anyPort: HttpClient | undefined;
   return {
-    fetch: (input, init) => {
-      const url = new URL(input);
-      // Deno's fetch refuses the Fetch standard's bad ports; a crawler need not (see any_port_fetch.ts).
-      if (!options.proxy && onBadPort(url)) return fetchAnyPort(url, init);
-      return fetch(input, { ...init, client } as RequestInit);
+    fetch: async (url, init) => {
+      if (!options.proxy && onBadPort(url)) return await (anyPort ??= nodeHttpClient()).fetch(url, init);
+      return fromWebResponse(
+        await fetch(url, { ...init, redirect: "manual", client } as RequestInit),
+      );
     },
-    close: () => client.close(),
+    close: () => {
+      client.close();
+      anyPort?.close();
+    },
   };
 }
 

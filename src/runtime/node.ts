@@ -7,7 +7,8 @@ import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { spawnSync } from "node:child_process";
 import { parentPort, Worker } from "node:worker_threads";
-import { fetchAnyPort, onBadPort } from "./any_port_fetch.ts";
+import { nodeHttpClient } from "./node_http.ts";
+import { fromWebResponse } from "./web_response.ts";
 import { commonJsProblem } from "./module_type.ts";
 import { processSignals } from "./signals.ts";
 import type {
@@ -46,26 +47,22 @@ function startBundledWorker(sea: SingleExecutable): Worker {
   });
 }
 
+/**
+ * node:http for direct requests: Node's fetch (undici's, behind web streams and webidl) took about three times its
+ * CPU for the same pages (docs/design/engine.md, "The HTTP client"), and node:http reaches any port.
+ */
 function httpClient(options: HttpClientOptions): HttpClient {
-  if (!options.proxy) {
-    return {
-      fetch: (input, init) => {
-        const url = new URL(input);
-        // Node's fetch refuses the Fetch standard's bad ports; a crawler need not (see any_port_fetch.ts).
-        return onBadPort(url) ? fetchAnyPort(url, init) : fetch(input, init);
-      },
-      close: () => {},
-    };
-  }
-  // Node's built-in fetch has no proxy option; undici (the library behind it) does, so it is loaded only when a
+  if (!options.proxy) return nodeHttpClient();
+  // node:http has no proxy support; undici (the library behind Node's fetch) does, so it is loaded only when a
   // proxy is asked for.
   const proxy = options.proxy;
   const loaded = import("undici").then((undici) => ({ undici, agent: new undici.ProxyAgent(proxy) }));
   return {
-    async fetch(input, init) {
+    async fetch(url, init) {
       const { undici, agent } = await loaded;
       // deno-lint-ignore no-explicit-any
-      return await undici.fetch(input, { ...init, dispatcher: agent } as any) as unknown as Response;
+      const response = await undici.fetch(url, { ...init, redirect: "manual", dispatcher: agent } as any);
+      return fromWebResponse(response as unknown as Response);
     },
     close() {
       loaded.then(({ agent }) => agent.close()).catch(() => {});

@@ -16,9 +16,42 @@ export interface HttpClientOptions {
   proxy?: string;
 }
 
-/** A fetch bound to a connection pool (and a proxy), closed when the crawl ends. */
+/** One request as the downloader sends it; redirects are never followed by the client. */
+export interface HttpRequest {
+  method: string;
+  headers: Headers;
+  /** Sent as it is; undefined for none. */
+  body?: string;
+  /** Aborts the request, and the reading of its body. */
+  signal?: AbortSignal;
+}
+
+/**
+ * An answer whose body has not been read yet. Leaner than a web Response on purpose: the crawler reads every body
+ * whole into one buffer, so the client reads it the cheapest way its runtime has (see docs/design/engine.md, "The
+ * HTTP client").
+ */
+export interface HttpResponse {
+  readonly status: number;
+  /** The response's headers, the caller's own to change (the downloader removes the codings it decodes). */
+  readonly headers: Headers;
+  /**
+   * Whether the body comes exactly as the server sent it, in its Content-Encoding (node:http). False when the
+   * client may have decoded some codings already (the runtimes' fetch decodes gzip and br, Node's also deflate).
+   */
+  readonly asSent: boolean;
+  /**
+   * The whole body in one buffer, or undefined once more than `limit` bytes have arrived (the rest is not read and
+   * the connection is dropped). Network errors and the request's abort reject it. Call it, or `cancel`, once.
+   */
+  bytes(limit: number): Promise<Uint8Array | undefined>;
+  /** Drops the body unread. */
+  cancel(): Promise<void>;
+}
+
+/** A client bound to a connection pool (and a proxy), closed when the crawl ends. */
 export interface HttpClient {
-  fetch(input: string | URL, init: RequestInit): Promise<Response>;
+  fetch(url: URL, request: HttpRequest): Promise<HttpResponse>;
   close(): void;
 }
 

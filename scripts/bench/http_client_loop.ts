@@ -1,0 +1,84 @@
+/**
+ * One HTTP client in a bare loop, for scripts/bench/http_clients.ts: PAGES fetches of BASE + `p/<n>.html`, AT at once,
+ * each body read whole into bytes and dropped. Runs as it is on Deno and on Node 22 (which strips the types); prints
+ * one line of JSON (pages, bytes, wall seconds, the heap's figures at the end) and nothing else.
+ *
+ *   deno run -A scripts/bench/http_client_loop.ts CLIENT BASE PAGES AT
+ *   node scripts/bench/http_client_loop.ts CLIENT BASE PAGES AT      (UNDICI: the path of undici's index.js)
+ *
+ * CLIENT is `fetch` (the runtime's own), `node:http` (one keep-alive agent), `undici.request` or `undici.fetch`.
+ */
+import process from "node:process";
+import { Agent, get } from "node:http";
+import { pathToFileURL } from "node:url";
+
+type Get = (url: string) => Promise<number>;
+
+interface Undici {
+  Agent: new (options: { connections: number }) => unknown;
+  request(url: string, options: { dispatcher: unknown }): Promise<{ body: { arrayBuffer(): Promise<ArrayBuffer> } }>;
+  fetch(url: string, options: { dispatcher: unknown }): Promise<Response>;
+}
+
+async function loadUndici(): Promise<Undici> {
+  const path = process.env.UNDICI;
+  return await import(path ? pathToFileURL(path).href : "undici") as unknown as Undici;
+}
+
+async function client(name: string, at: number): Promise<Get> {
+  switch (name) {
+    case "fetch":
+      return async (url) => (await (await fetch(url)).arrayBuffer()).byteLength;
+    case "node:http": {
+      const agent = new Agent({ keepAlive: true, maxSockets: at });
+      return (url) =>
+        new Promise((resolve, reject) => {
+          get(url, { agent }, (message) => {
+            const chunks: Uint8Array[] = [];
+            let size = 0;
+            message.on("data", (chunk: Uint8Array) => {
+              chunks.push(chunk);
+              size += chunk.byteLength;
+            });
+            message.on("end", () => {
+              const body = new Uint8Array(size);
+              let offset = 0;
+              for (const chunk of chunks) {
+                body.set(chunk, offset);
+                offset += chunk.byteLength;
+              }
+              resolve(body.byteLength);
+            });
+            message.on("error", reject);
+          }).on("error", reject);
+        });
+    }
+    case "undici.request": {
+      const undici = await loadUndici();
+      const dispatcher = new undici.Agent({ connections: at });
+      return async (url) => (await (await undici.request(url, { dispatcher })).body.arrayBuffer()).byteLength;
+    }
+    case "undici.fetch": {
+      const undici = await loadUndici();
+      const dispatcher = new undici.Agent({ connections: at });
+      return async (url) => (await (await undici.fetch(url, { dispatcher })).arrayBuffer()).byteLength;
+    }
+    default:
+      throw new Error(`unknown client ${name}`);
+  }
+}
+
+const [name, base, pagesText, atText] = process.argv.slice(2);
+const pages = Number(pagesText);
+const at = Number(atText);
+const fetchOne = await client(name, at);
+let next = 0;
+let bytes = 0;
+const started = performance.now();
+await Promise.all(Array.from({ length: at }, async () => {
+  while (next < pages) bytes += await fetchOne(`${base}p/${next++}.html`);
+}));
+const wall = (performance.now() - started) / 1000;
+const memory = process.memoryUsage();
+console.log(JSON.stringify({ pages, bytes, wall, heapTotal: memory.heapTotal, external: memory.external }));
+process.exit(0);
