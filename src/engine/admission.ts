@@ -17,7 +17,7 @@ export interface AdmissionSettings {
 
 /** A refusal: the stats key it is counted under and a detail for the debug log. */
 export interface Refusal {
-  reason: "offsite" | "depth" | "trap" | "max_pages_per_domain";
+  reason: "scheme" | "offsite" | "depth" | "trap" | "max_pages_per_domain";
   detail: string;
 }
 
@@ -98,6 +98,10 @@ export class Admission {
 
   /** Checks a request a page yielded, before it is queued. */
   checkYielded(request: Request): Refusal | undefined {
+    // `page.follow("mailto:...")` gives a request, as in Scrapy; only http(s) is fetched.
+    if (!request.url.startsWith("http:") && !request.url.startsWith("https:")) {
+      return { reason: "scheme", detail: request.url.slice(0, request.url.indexOf(":") + 1) };
+    }
     const host = request.host;
     if (!this.#allowed(host)) return { reason: "offsite", detail: host };
     const { maxDepth, trapDetection } = this.#settings;

@@ -35,7 +35,7 @@ export type ToWorker =
 export type FromWorker =
   | { type: "ready" }
   | { type: "failed"; message: string }
-  | { type: "done"; id: number; items: Item[]; requests: string[] }
+  | { type: "done"; id: number; items: Item[]; requests: string[]; otherSchemes: string[] }
   | { type: "error"; id: number; message: string }
   | { type: "crashed"; message: string };
 
@@ -64,11 +64,15 @@ async function run(message: Extract<ToWorker, { type: "run" }>): Promise<void> {
     };
     const items: Item[] = [];
     const requests: string[] = [];
+    // The codec carries only what a queue can hold (http and https); a `mailto:` a callback followed crosses as its
+    // URL alone, for the crawl to drop and count, as it would without workers.
+    const otherSchemes: string[] = [];
     for await (const output of runCallback(spider!, request, new Page(response, request))) {
-      if (output instanceof Request) requests.push(encodeRequest(spider!, output));
-      else items.push(output);
+      if (!(output instanceof Request)) items.push(output);
+      else if (/^https?:/.test(output.url)) requests.push(encodeRequest(spider!, output));
+      else otherSchemes.push(output.url);
     }
-    channel.post({ type: "done", id: message.id, items, requests } satisfies FromWorker);
+    channel.post({ type: "done", id: message.id, items, requests, otherSchemes } satisfies FromWorker);
   } catch (error) {
     channel.post(
       { type: "error", id: message.id, message: (error as Error)?.message ?? String(error) } satisfies FromWorker,

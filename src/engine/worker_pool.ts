@@ -12,7 +12,7 @@ import { extname } from "node:path";
 import type { FetchedResponse } from "../spider/response.ts";
 import { decodeRequest, encodeRequest } from "../queue/codec.ts";
 import { runtime, type WorkerHandle } from "../runtime/mod.ts";
-import type { Request } from "../spider/request.ts";
+import { Request } from "../spider/request.ts";
 import type { Spider } from "../spider/spider.ts";
 import type { Item, Logger } from "../spider/types.ts";
 import type { FromWorker, ToWorker } from "./callback_worker.ts";
@@ -27,9 +27,16 @@ export interface SpiderSource {
   args: string[];
 }
 
+/** What a worker gives back for a page: its items, its requests in the codec, and links of other schemes. */
+interface WorkerResult {
+  items: Item[];
+  requests: string[];
+  otherSchemes: string[];
+}
+
 interface Task {
   message: Extract<ToWorker, { type: "run" }>;
-  resolve: (result: { items: Item[]; requests: string[] }) => void;
+  resolve: (result: WorkerResult) => void;
   reject: (error: Error) => void;
 }
 
@@ -101,8 +108,9 @@ export class WorkerPool {
       } else {
         const task = slot.task;
         slot.task = undefined;
-        if (message.type === "done") task?.resolve({ items: message.items, requests: message.requests });
-        else task?.reject(new Error(message.message));
+        if (message.type === "done") {
+          task?.resolve({ items: message.items, requests: message.requests, otherSchemes: message.otherSchemes });
+        } else task?.reject(new Error(message.message));
         this.#pump();
       }
     });
@@ -179,11 +187,15 @@ export class WorkerPool {
         rendered: response.rendered,
       },
     };
-    const { items, requests } = await new Promise<{ items: Item[]; requests: string[] }>((resolve, reject) => {
+    const { items, requests, otherSchemes } = await new Promise<WorkerResult>((resolve, reject) => {
       this.#waiting.push({ message, resolve, reject });
       this.#pump();
     });
-    return [...items, ...requests.map((json) => decodeRequest(this.#spider, json))];
+    return [
+      ...items,
+      ...requests.map((json) => decodeRequest(this.#spider, json)),
+      ...otherSchemes.map((url) => new Request({ url })),
+    ];
   }
 
   close(): void {

@@ -298,14 +298,15 @@ export class Page {
   /**
    * A request for a link of this page, one level deeper. `target` is a URL (relative ones resolve against the
    * page's base), a selection (its first element's `::attr()`, href or src) or an element. Throws TypeError when
-   * there is no link to follow or it is not http(s).
+   * there is no link to follow or it is no valid URL. A link of another scheme (`mailto:`, `javascript:`, `tel:`)
+   * gives a request all the same, which the crawl drops and counts as `scheme`: a spider that follows every href
+   * of a page, as tutorials write them, keeps going past a `mailto:` link (Scrapy's `follow` does the same).
    */
   follow(target: FollowTarget, options: RequestOptions = {}): Request {
     const href = this.#targetUrl(target);
     if (href === undefined) throw new TypeError("follow: the selection has no element with an href or src");
     const url = this.#absolute(href);
     if (url === undefined) throw new TypeError(`follow: not a valid URL: ${JSON.stringify(href)}`);
-    if (!isHttpUrl(url)) throw new TypeError(`follow: not an http(s) link: ${url.href}`);
     return this.#request(url, options);
   }
 

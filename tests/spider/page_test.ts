@@ -186,12 +186,17 @@ Deno.test("follow() takes a selection's first href, an img's src, an ::attr() se
   assert.equal(p.follow(p.css("li a").elements[1]).url, "http://127.0.0.1/b");
 });
 
-Deno.test("follow() throws TypeError for a selection with no link and for non-http links", () => {
-  const p = page('<p>text</p><a href="mailto:x@example.com">m</a>');
+Deno.test("follow() throws TypeError for a selection with no link and for an invalid URL", () => {
+  const p = page("<p>text</p>");
   assert.throws(() => p.follow(p.css("p")), TypeError);
   assert.throws(() => p.follow(p.css("table")), TypeError);
-  assert.throws(() => p.follow(p.css("a")), /not an http\(s\) link/);
   assert.throws(() => p.follow("http://[bad"), TypeError);
+});
+
+Deno.test("follow() of a mailto: or javascript: link gives a request (the crawl drops it as scheme), as Scrapy's does", () => {
+  const p = page('<a href="mailto:x@example.com">m</a><a href="javascript:void(0)">j</a>');
+  assert.equal(p.follow(p.css("a")).url, "mailto:x@example.com");
+  assert.equal(p.follow("javascript:void(0)").url, "javascript:void(0)");
 });
 
 Deno.test("followAll() follows strings and selections, silently skipping other schemes and elements without links", () => {
