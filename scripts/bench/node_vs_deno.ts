@@ -1,26 +1,34 @@
 /**
  * Pages per second of one crawl of the generated shop, on Deno (the sources) and on Node 22 (the npm build, packed
- * and installed as a user gets it), against the same server in the same run. Prints the figures; asserts nothing.
+ * and installed as a user gets it), against the same server in the same run, alternating, with each run's CPU
+ * seconds and peak RSS (GNU time). Prints the figures; asserts nothing.
  *
  *   deno run -A scripts/test_setup.ts && deno run -A scripts/bench/node_vs_deno.ts [BOOKS] [ROUNDS]
  */
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { installBuiltPackage, runCommand } from "../../tests/helpers/node_package.ts";
+import { installBuiltPackage } from "../../tests/helpers/node_package.ts";
 import { runtime } from "../../src/runtime/mod.ts";
 import { serveShop } from "./shop_server.ts";
+import { timed } from "./nginx.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const books = Number(runtime.args()[0] ?? 3000);
 const rounds = Number(runtime.args()[1] ?? 3);
 const SETTINGS = ["-s", "profile=fast", "-s", "obey_robots_txt=false", "-s", "log_level=warning"];
 
-async function pagesPerSecond(command: string, args: string[], statsFile: string): Promise<number> {
-  const ran = await runCommand(command, [...args, "--stats-file", statsFile, ...SETTINGS]);
+interface Run {
+  pagesPerSecond: number;
+  cpu: number;
+  peakMb: number;
+}
+
+async function crawl(command: string, args: string[], statsFile: string): Promise<Run> {
+  const ran = await timed(command, [...args, "--stats-file", statsFile, ...SETTINGS]);
   if (ran.code !== 0) throw new Error(`crawl failed: ${ran.stderr}`);
   const stats = JSON.parse(await readFile(statsFile, "utf8"));
-  return stats.pages / stats.elapsed_seconds;
+  return { pagesPerSecond: stats.pages / stats.elapsed_seconds, cpu: ran.cpu, peakMb: ran.peakMb };
 }
 
 const shop = await serveShop(books);
@@ -29,17 +37,17 @@ try {
   const self = runtime.selfCommand(join(ROOT, "cli.ts"));
   const spider = join(ROOT, "examples", "books.ts");
   await writeFile(join(pkg.dir, "books.ts"), (await readFile(spider, "utf8")).replace('"../mod.ts"', '"netweir"'));
-  const results: Record<string, number[]> = { deno: [], node: [] };
+  const results: Record<string, Run[]> = { deno: [], node: [] };
   for (let round = 0; round < rounds; round++) {
     results.deno.push(
-      await pagesPerSecond(
+      await crawl(
         self.command,
         [...self.args, "crawl", spider, "-a", `site=${shop.url}`],
         join(pkg.dir, "d.json"),
       ),
     );
     results.node.push(
-      await pagesPerSecond(
+      await crawl(
         (await import("../../scripts/test_setup.ts")).NODE22,
         [
           join(pkg.dir, "node_modules", "netweir", "cli.js"),
@@ -55,11 +63,18 @@ try {
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   const pages = books + Math.ceil(books / 20);
   console.log(`shop of ${books} books (${pages} pages), ${rounds} rounds, settings: ${SETTINGS.join(" ")}`);
-  for (const [name, values] of Object.entries(results)) {
+  for (const [name, runs] of Object.entries(results)) {
+    const each = runs.map((run) =>
+      `${run.pagesPerSecond.toFixed(0)}/s ${run.cpu.toFixed(1)} s ${run.peakMb.toFixed(0)} MB`
+    );
     console.log(
-      `${name.padEnd(5)} median ${median(values).toFixed(0)} pages/s  (${values.map((v) => v.toFixed(0)).join(", ")})`,
+      `${name.padEnd(5)} median ${median(runs.map((run) => run.pagesPerSecond)).toFixed(0)} pages/s  (${
+        each.join(", ")
+      })`,
     );
   }
+  const ratios = results.node.map((run, i) => run.pagesPerSecond / results.deno[i].pagesPerSecond);
+  console.log(`node / deno pages/s, round by round: ${ratios.map((ratio) => ratio.toFixed(2)).join(", ")}`);
 } finally {
   await pkg.remove();
   await shop.close();
