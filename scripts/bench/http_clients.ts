@@ -13,7 +13,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CACHE, NODE22 } from "../test_setup.ts";
-import { serveWithNginx, timed } from "./nginx.ts";
+import { serveDirectory } from "./static_server.ts";
+import { timed } from "./timed.ts";
 
 const [pages = 21_000, at = 64, rounds = 1] = Deno.args.map(Number);
 const LOOP = fileURLToPath(new URL("./http_client_loop.ts", import.meta.url));
@@ -35,7 +36,7 @@ const work = await mkdtemp(join(tmpdir(), "netweir-bench-clients-"));
 const site = join(work, "site");
 await mkdir(join(site, "p"), { recursive: true });
 for (let n = 0; n < pages; n++) await writeFile(join(site, "p", `${n}.html`), page(n));
-const server = await serveWithNginx(site, work);
+const server = await serveDirectory(site, work);
 try {
   const flags = (name: string) => (Deno.env.get(name) ?? "").split(" ").filter(Boolean);
   const runtimes = [

@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { installBuiltPackage } from "../../tests/helpers/node_package.ts";
 import { runtime } from "../../src/runtime/mod.ts";
 import { serveShop } from "./shop_server.ts";
-import { timed } from "./nginx.ts";
+import { timed } from "./timed.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const books = Number(runtime.args()[0] ?? 3000);
