@@ -43,6 +43,12 @@ const PER_PAGE = 20;
 
 interface Tree {
   pss: number;
+  /**
+   * Memory no other process shares (Private_Clean + Private_Dirty). PSS divides a shared page among every process
+   * that maps it, so a tree's PSS falls when another Chromium starts on the machine and rises when it exits; this
+   * does not, and shows growth better.
+   */
+  uss: number;
   rss: number;
   cpu: number;
   /** PSS by kind of process: the crawl (or bare loop) itself, Chromium's browser process, renderers, GPU, ... */
@@ -87,6 +93,7 @@ async function tree(root: number): Promise<Tree> {
     }
   }
   let pss = 0;
+  let uss = 0;
   let rss = 0;
   let cpu = 0;
   let renderers = 0;
@@ -96,6 +103,8 @@ async function tree(root: number): Promise<Tree> {
     const rollup = await readFile(`/proc/${pid}/smaps_rollup`, "utf8").catch(() => "");
     const own = Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0) * 1024;
     pss += own;
+    uss += (Number(/^Private_Clean:\s+(\d+)/m.exec(rollup)?.[1] ?? 0) +
+      Number(/^Private_Dirty:\s+(\d+)/m.exec(rollup)?.[1] ?? 0)) * 1024;
     rss += Number(/^Rss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0) * 1024;
     cpu += cpuOf.get(pid) ?? 0;
     const kind = kindOf(await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => ""));
@@ -106,7 +115,7 @@ async function tree(root: number): Promise<Tree> {
     }
   }
   rendererPss.sort((a, b) => b - a);
-  return { pss, rss, cpu, kinds, renderers, rendererPss };
+  return { pss, uss, rss, cpu, kinds, renderers, rendererPss };
 }
 
 interface RunResult {
@@ -145,7 +154,7 @@ async function measure(
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   let peakPss = 0;
   let peakRss = 0;
-  let atPeak: Tree = { pss: 0, rss: 0, cpu: 0, kinds: {}, renderers: 0, rendererPss: [] };
+  let atPeak: Tree = { pss: 0, uss: 0, rss: 0, cpu: 0, kinds: {}, renderers: 0, rendererPss: [] };
   let cpu = 0;
   const series: Array<[number, Tree]> = [];
   const floors: Array<{ tree: number; crawl: number }> = [];
@@ -325,7 +334,7 @@ try {
     const crawl = now.kinds["crawl process"] ?? 0;
     const renderers = now.kinds["renderer"] ?? 0;
     console.log(
-      `  ${count}: ${mb(now.pss)} (crawl process ${mb(crawl)}, renderers ${mb(renderers)}, ` +
+      `  ${count}: ${mb(now.pss)}, private ${mb(now.uss)} (crawl process ${mb(crawl)}, renderers ${mb(renderers)}, ` +
         `rest of Chromium ${mb(now.pss - crawl - renderers)}; each renderer ` +
         `${now.rendererPss.map((own) => Math.round(own / 2 ** 20)).join(", ")}; ` +
         `lowest since the mark before: tree ${mb(all[0].floors[at].tree)}, crawl process ${
