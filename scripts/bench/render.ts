@@ -3,6 +3,7 @@
  * JavaScript shop in the same run. Prints, asserts nothing.
  *
  *   deno run -A scripts/bench/render.ts [PRODUCTS=2000] [TABS=4] [--base=REV] [--rounds=1]
+ *     [--only=bare,netweir,hybrid] [--every=500]
  *
  * The shop (tests/helpers/js_site.ts) builds its listing pages with script, half of each behind "Load more"; 20
  * products a listing, so PRODUCTS products make PRODUCTS + PRODUCTS / 20 pages. Runs, each in a process of its own
@@ -16,7 +17,9 @@
  *
  * For each: pages, pages/s over the whole run (start-up included), CPU seconds, peak PSS of the tree (Chromium's
  * processes share most of their pages, so PSS is the honest sum; RSS summed counts shared pages many times), and
- * for the netweir run the tree's PSS after every 500 rendered pages.
+ * for the netweir run the tree's PSS after every 500 (`--every`) rendered pages: the crawl process, the renderers
+ * (each one's own) and the rest of Chromium apart, and the lowest the tree and the crawl process were since the mark
+ * before. `--only` makes some of the runs, not all (e.g. `--only=netweir` while tuning the pool).
  */
 import { spawn } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
@@ -31,15 +34,28 @@ const products = Number(positional[0] ?? 2000);
 const tabs = Number(positional[1] ?? 4);
 const base = option("base");
 const rounds = Number(option("rounds") ?? 1);
+/** Which runs to make (all three unless given, e.g. `--only=netweir` while tuning the pool). */
+const only = option("only")?.split(",");
+const runs = (name: string) => only === undefined || only.includes(name);
+/** Rendered items between two memory marks of the netweir run. */
+const every = Number(option("every") ?? 500);
 const PER_PAGE = 20;
 
 interface Tree {
   pss: number;
+  /**
+   * Memory no other process shares (Private_Clean + Private_Dirty). PSS divides a shared page among every process
+   * that maps it, so a tree's PSS falls when another Chromium starts on the machine and rises when it exits; this
+   * does not, and shows growth better.
+   */
+  uss: number;
   rss: number;
   cpu: number;
   /** PSS by kind of process: the crawl (or bare loop) itself, Chromium's browser process, renderers, GPU, ... */
   kinds: Record<string, number>;
   renderers: number;
+  /** Each renderer's own PSS (bytes), largest first. */
+  rendererPss: number[];
 }
 
 /** What a process of the tree is, from its command line (Chromium's helpers write theirs space-separated). */
@@ -77,21 +93,29 @@ async function tree(root: number): Promise<Tree> {
     }
   }
   let pss = 0;
+  let uss = 0;
   let rss = 0;
   let cpu = 0;
   let renderers = 0;
   const kinds: Record<string, number> = {};
+  const rendererPss: number[] = [];
   for (const pid of members) {
     const rollup = await readFile(`/proc/${pid}/smaps_rollup`, "utf8").catch(() => "");
     const own = Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0) * 1024;
     pss += own;
+    uss += (Number(/^Private_Clean:\s+(\d+)/m.exec(rollup)?.[1] ?? 0) +
+      Number(/^Private_Dirty:\s+(\d+)/m.exec(rollup)?.[1] ?? 0)) * 1024;
     rss += Number(/^Rss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0) * 1024;
     cpu += cpuOf.get(pid) ?? 0;
     const kind = kindOf(await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => ""));
     kinds[kind] = (kinds[kind] ?? 0) + own;
-    if (kind === "renderer" && own > 0) renderers++;
+    if (kind === "renderer" && own > 0) {
+      renderers++;
+      rendererPss.push(own);
+    }
   }
-  return { pss, rss, cpu, kinds, renderers };
+  rendererPss.sort((a, b) => b - a);
+  return { pss, uss, rss, cpu, kinds, renderers, rendererPss };
 }
 
 interface RunResult {
@@ -103,8 +127,14 @@ interface RunResult {
   peakRss: number;
   /** The tree at its peak, by kind of process. */
   atPeak: Tree;
-  /** Every 500 items: the count, and the tree then (taken only while Chromium runs, not once it has closed). */
+  /** Every `--every` items: the count, and the tree then (taken only while Chromium runs, not once it has closed). */
   series: Array<[number, Tree]>;
+  /**
+   * For each mark, the lowest tree PSS and the lowest crawl-process PSS sampled since the mark before: the crawl
+   * process's garbage-collected heap saws up and down by tens of MB between collections, so one sample says less
+   * about growth than the floor does.
+   */
+  floors: Array<{ tree: number; crawl: number }>;
 }
 
 /** Runs a command, sampling its tree every 200 ms; `progress` says how many pages it has done so far. */
@@ -124,10 +154,12 @@ async function measure(
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   let peakPss = 0;
   let peakRss = 0;
-  let atPeak: Tree = { pss: 0, rss: 0, cpu: 0, kinds: {}, renderers: 0 };
+  let atPeak: Tree = { pss: 0, uss: 0, rss: 0, cpu: 0, kinds: {}, renderers: 0, rendererPss: [] };
   let cpu = 0;
   const series: Array<[number, Tree]> = [];
-  let nextMark = 500;
+  const floors: Array<{ tree: number; crawl: number }> = [];
+  let floor = { tree: Infinity, crawl: Infinity };
+  let nextMark = every;
   let done = false;
   exited.then(() => done = true);
   while (!done) {
@@ -137,10 +169,16 @@ async function measure(
     peakRss = Math.max(peakRss, now.rss);
     if (now.cpu > cpu) cpu = now.cpu;
     if (progress && now.renderers > 0) {
+      floor = {
+        tree: Math.min(floor.tree, now.pss),
+        crawl: Math.min(floor.crawl, now.kinds["crawl process"] ?? Infinity),
+      };
       const count = await progress();
       while (count >= nextMark) {
         series.push([nextMark, now]);
-        nextMark += 500;
+        floors.push(floor);
+        floor = { tree: Infinity, crawl: Infinity };
+        nextMark += every;
       }
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -156,6 +194,7 @@ async function measure(
     peakRss,
     atPeak,
     series,
+    floors,
   };
 }
 
@@ -259,9 +298,11 @@ try {
   console.log(`JavaScript shop: ${products} products, ${site.pages} listing pages; ${tabs} tabs; 2 cores`);
   const results: RunResult[] = [];
   for (let round = 0; round < rounds; round++) {
-    results.push(await bareRun(site.url, "render"));
-    results.push(await netweirRun(site.url, dir, "netweir (all rendered)", true));
-    results.push(await netweirRun(site.url, dir, "netweir hybrid (listings rendered, products HTTP)", false));
+    if (runs("bare")) results.push(await bareRun(site.url, "render"));
+    if (runs("netweir")) results.push(await netweirRun(site.url, dir, "netweir (all rendered)", true));
+    if (runs("hybrid")) {
+      results.push(await netweirRun(site.url, dir, "netweir hybrid (listings rendered, products HTTP)", false));
+    }
   }
   console.log(
     "\n| run | pages | pages/s | CPU s | peak PSS (tree) | peak RSS (summed) |\n| --- | --- | --- | --- | --- | --- |",
@@ -272,11 +313,15 @@ try {
   const hybrid = results.filter((result) => result.name.startsWith("netweir hybrid"));
   const best = (list: RunResult[]) => Math.max(...list.map((result) => result.pages / result.seconds));
   const peak = (list: RunResult[]) => Math.min(...list.map((result) => result.peakPss));
-  console.log(
-    `\nnetweir / bare loop: ${(100 * best(all) / best(bare)).toFixed(0)}% of its pages/s at ` +
-      `${(100 * peak(all) / peak(bare)).toFixed(0)}% of its peak PSS`,
-  );
-  console.log(`hybrid / all-rendered bare loop: ${(best(hybrid) / best(bare)).toFixed(1)}x the pages/s`);
+  if (bare.length > 0 && all.length > 0) {
+    console.log(
+      `\nnetweir / bare loop: ${(100 * best(all) / best(bare)).toFixed(0)}% of its pages/s at ` +
+        `${(100 * peak(all) / peak(bare)).toFixed(0)}% of its peak PSS`,
+    );
+  }
+  if (bare.length > 0 && hybrid.length > 0) {
+    console.log(`hybrid / all-rendered bare loop: ${(best(hybrid) / best(bare)).toFixed(1)}x the pages/s`);
+  }
   const kinds = ["crawl process", "browser", "renderer", "gpu-process", "network", "other"];
   console.log(`\nPSS at each run's peak, by process:\n\n| run | ${kinds.join(" | ")} | renderers |`);
   console.log(`| --- | ${kinds.map(() => "---").join(" | ")} | --- |`);
@@ -284,13 +329,17 @@ try {
     const cells = kinds.map((kind) => mb(result.atPeak.kinds[kind] ?? 0));
     console.log(`| ${result.name} | ${cells.join(" | ")} | ${result.atPeak.renderers} |`);
   }
-  console.log("\nnetweir (all rendered), tree PSS every 500 rendered items:");
-  for (const [count, now] of all[0].series) {
+  console.log(`\nnetweir (all rendered), tree PSS every ${every} rendered items:`);
+  for (const [at, [count, now]] of (all[0]?.series ?? []).entries()) {
     const crawl = now.kinds["crawl process"] ?? 0;
     const renderers = now.kinds["renderer"] ?? 0;
     console.log(
-      `  ${count}: ${mb(now.pss)} (crawl process ${mb(crawl)}, renderers ${mb(renderers)}, ` +
-        `rest of Chromium ${mb(now.pss - crawl - renderers)})`,
+      `  ${count}: ${mb(now.pss)}, private ${mb(now.uss)} (crawl process ${mb(crawl)}, renderers ${mb(renderers)}, ` +
+        `rest of Chromium ${mb(now.pss - crawl - renderers)}; each renderer ` +
+        `${now.rendererPss.map((own) => Math.round(own / 2 ** 20)).join(", ")}; ` +
+        `lowest since the mark before: tree ${mb(all[0].floors[at].tree)}, crawl process ${
+          mb(all[0].floors[at].crawl)
+        })`,
     );
   }
 
