@@ -11,7 +11,7 @@ import { type RedirectRefusal, RedirectRefused } from "../fetch/downloader.ts";
 import type { FetchedResponse } from "../spider/response.ts";
 import { parseRetryAfter, retryDelay, retryReason } from "../fetch/retry.ts";
 import type { Lease } from "../queue/frontier.ts";
-import { blockCallback, normaliseResult, runCallback, runErrback } from "../spider/callbacks.ts";
+import { blockCallback, drainCallback, normaliseResult, type OutputTaker, runErrback } from "../spider/callbacks.ts";
 import { Page } from "../spider/page.ts";
 import { Request } from "../spider/request.ts";
 import type { Item } from "../spider/types.ts";
@@ -255,7 +255,7 @@ async function handleResponse(ctx: CrawlContext, pending: Pending, response: Fet
   const page = new Page(response, pending.request);
   const outputs = ctx.workers
     ? fromWorker(ctx.workers.run(pending.request, response))
-    : runCallback(ctx.spider, pending.request, page);
+    : (take: OutputTaker) => drainCallback(ctx.spider, pending.request, page, take);
   return await finishWith(ctx, pending, outputs, undefined, page.depth);
 }
 
@@ -289,21 +289,26 @@ export function acceptYielded(ctx: CrawlContext, output: Request, depth: number)
 async function finishWith(
   ctx: CrawlContext,
   pending: Pending,
-  outputs: AsyncIterable<Item | Request> | undefined,
+  outputs: AsyncIterable<Item | Request> | ((take: OutputTaker) => Promise<boolean>) | undefined,
   extra: Request[] | undefined,
   depth = pending.request.depth,
 ): Promise<Outcome> {
   const items: Item[] = [];
   const requests: Request[] = [...(extra ?? [])];
   if (outputs) {
+    let abandoned = false;
+    const take: OutputTaker = (output) => {
+      if (ctx.signal.aborted) return !(abandoned = true);
+      if (output instanceof Request) {
+        const next = acceptYielded(ctx, output, depth);
+        if (next) requests.push(next);
+      } else items.push(output);
+      return true;
+    };
     try {
-      for await (const output of outputs) {
-        if (ctx.signal.aborted) return ABANDONED;
-        if (output instanceof Request) {
-          const next = acceptYielded(ctx, output, depth);
-          if (next) requests.push(next);
-        } else items.push(output);
-      }
+      if (typeof outputs === "function") await outputs(take);
+      else for await (const output of outputs) if (!take(output)) break;
+      if (abandoned) return ABANDONED;
     } catch (error) {
       if (ctx.signal.aborted) return ABANDONED;
       ctx.stats.inc("errors");

@@ -3,7 +3,7 @@
  * object. A Request object with its URL, host and three empty objects (headers, meta, cbKwargs) took about 600
  * bytes of heap per waiting request; a record takes 14 bytes and its URL's (an href is ASCII, one byte a
  * character), and a million of them are a few buffers the garbage collector never has to walk. A request is built
- * again, as `new Request`, when it is taken.
+ * again, as `new Request`, when it is taken (from the URL and host it had, without a parse).
  *
  * Only what a record can say exactly is packed: a GET with no headers, body, meta, cbKwargs, auth, steps, timeout,
  * rendering or other option changed from its default, with callbacks among the first 255 the queue has seen. Any
@@ -13,7 +13,7 @@
  * Order is the plain queue's: higher priority first, first in first out within one; a take may pass over requests
  * to hosts the caller has enough of, and those keep their places (see PriorityQueue, whose rules this follows).
  */
-import { type CallbackRef, Request } from "../spider/request.ts";
+import { type CallbackRef, KnownUrl, PARSED_URL, type ParsedRequestInit, Request } from "../spider/request.ts";
 
 /** hostId u32, bits u32, depth-or-object u32, URL length u16. */
 const HEADER = 14;
@@ -220,7 +220,9 @@ class Level {
   #decode(chunk: Chunk, position: number): Request {
     const view = chunk.view;
     const { hosts, callbacks, objects } = this.#tables;
-    hosts.release(view.getUint32(position));
+    const hostId = view.getUint32(position);
+    const host = hosts.name(hostId);
+    hosts.release(hostId);
     const bits = view.getUint32(position + 4);
     const extra = view.getUint32(position + 8);
     if (bits & OBJECT) {
@@ -231,7 +233,9 @@ class Level {
     const length = view.getUint16(position + 12);
     const url = latin1(chunk.bytes, position + HEADER, length);
     const rule = (bits >>> 24) - 1;
-    return new Request({
+    // The URL and host are those a Request's parse wrote: the request is built without parsing them again.
+    const known = new KnownUrl(url, host, url.slice(0, url.indexOf(":") + 1));
+    const init: ParsedRequestInit = {
       url,
       callback: callbacks.ref((bits >>> 8) & 0xff),
       errback: callbacks.ref((bits >>> 16) & 0xff),
@@ -239,7 +243,9 @@ class Level {
       rule: rule < 0 ? undefined : rule,
       dontFilter: (bits & DONT_FILTER) !== 0,
       priority: this.#priority,
-    });
+      [PARSED_URL]: known,
+    };
+    return new Request(init);
   }
 }
 

@@ -170,9 +170,17 @@ export function charsetFromMetaContent(content: string): string | undefined {
   }
 }
 
+/** The bytes JavaScript's \s matches when read as Latin-1: tab to carriage return, space, no-break space. */
+const IS_SPACE_BYTE = new Uint8Array(256);
+for (const byte of [0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0xa0]) IS_SPACE_BYTE[byte] = 1;
+
 /** The charset an XML declaration at the very start names (`<?xml version="1.0" encoding="ISO-8859-1"?>`). */
 function xmlDeclaration(body: Uint8Array): string | undefined {
   if (body.length < 5) return undefined;
+  // Nearly every page starts otherwise: past the bytes \s matches (as Latin-1), a declaration's "<" or nothing.
+  let first = 0;
+  while (first < body.length && IS_SPACE_BYTE[body[first]] === 1) first++;
+  if (body[first] !== 0x3c) return undefined;
   let start = "";
   for (let i = 0; i < Math.min(body.length, 200); i++) start += String.fromCharCode(body[i]);
   const found = getEncoding(XML_ENCODING.exec(start)?.[1]);
@@ -181,26 +189,38 @@ function xmlDeclaration(body: Uint8Array): string | undefined {
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
-function isUtf8(body: Uint8Array): boolean {
+/** The body's text when it is valid UTF-8, else undefined. */
+function asUtf8(body: Uint8Array): string | undefined {
   try {
-    strictUtf8.decode(body);
-    return true;
+    return strictUtf8.decode(body);
   } catch {
-    return false;
+    return undefined;
   }
 }
 
 /** The encoding to decode `body` with, as a TextDecoder name (for example "utf-8", "windows-1252", "shift_jis"). */
 export function detectEncoding(body: Uint8Array, contentType: string | null): string {
+  return detectEncodingAndText(body, contentType).encoding;
+}
+
+/**
+ * detectEncoding's answer, and the text when finding it took decoding the body (an undeclared page checked for
+ * UTF-8): that text is what decodeBody would give, so the page need not decode its body twice.
+ */
+export function detectEncodingAndText(
+  body: Uint8Array,
+  contentType: string | null,
+): { encoding: string; text: string | undefined } {
   const declared = byteOrderMark(body) ??
     getEncoding(contentType ? CONTENT_TYPE_CHARSET.exec(contentType)?.[1] : undefined) ??
     xmlDeclaration(body) ??
     prescan(body.subarray(0, PRESCAN_BYTES)) ??
     // A <meta> past the first 1,024 bytes: the parser finds it and browsers decode the page again with it.
     (body.length > PRESCAN_BYTES ? prescan(body) : undefined);
-  if (declared !== undefined && declared !== "x-user-defined") return declared;
-  if (declared === "x-user-defined") return "windows-1252";
-  return isUtf8(body) ? "utf-8" : "windows-1252";
+  if (declared !== undefined && declared !== "x-user-defined") return { encoding: declared, text: undefined };
+  if (declared === "x-user-defined") return { encoding: "windows-1252", text: undefined };
+  const text = asUtf8(body);
+  return { encoding: text === undefined ? "windows-1252" : "utf-8", text };
 }
 
 /** The body as text in the given encoding; bytes that do not decode become U+FFFD. */

@@ -56,7 +56,7 @@ export function needsBase(href: string): boolean {
 }
 
 /** Whether a URL is http or https, the only links a crawl follows. */
-export function isHttpUrl(url: URL): boolean {
+export function isHttpUrl(url: { readonly protocol: string }): boolean {
   return url.protocol === "http:" || url.protocol === "https:";
 }
 
@@ -68,7 +68,7 @@ export function resolveLinks(
   hrefs: readonly string[],
   base: string,
   encoding = "utf-8",
-  resolved?: Map<string, URL | null>,
+  resolved?: { set(href: string, url: URL): unknown },
 ): string[] {
   const seen = new Set<string>();
   const tried = new Set<string>();

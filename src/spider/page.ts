@@ -9,9 +9,10 @@
 import { parseDocument } from "htmlparser2";
 import { type Document, type Element, isTag } from "domhandler";
 import type { FetchedResponse } from "./response.ts";
-import { PARSED_URL, type ParsedRequestInit, Request, type RequestOptions } from "./request.ts";
+import { type KnownUrl, PARSED_URL, type ParsedRequestInit, Request, type RequestOptions } from "./request.ts";
+import { resolveSimpleHref, type SimpleBase, simpleBase } from "./simple_href.ts";
 import { parseSelector, Selection } from "./selection.ts";
-import { decodeBody, detectEncoding } from "./charset.ts";
+import { decodeBody, detectEncodingAndText } from "./charset.ts";
 import { isHttpUrl, type LinkScan, needsBase, resolveHref, resolveLinks, walkLinks } from "./html_links.ts";
 import { scanElements, type ScannedElement } from "./element_scan.ts";
 
@@ -39,6 +40,8 @@ const SCANNED_TAGS = new Set([
 const LINK_TAGS = ["a", "area", "base"];
 /** Scans a page may take before a selector goes to the DOM: past a few, one DOM costs less than more scans. */
 const MAX_SCANS = 3;
+/** follow()'s default options: told apart by identity, so the common call builds its request without a spread. */
+const NO_OPTIONS: RequestOptions = Object.freeze({});
 
 /** The href of a selection's first element (its `::attr()` when it has one, else href, else src). */
 function hrefOfSelection(selection: Selection): string | undefined {
@@ -105,7 +108,9 @@ export class Page {
    * none: a page repeats its links (image and title of one product), and `follow(url)` on a link of `links()` then
    * costs no parse at all.
    */
-  readonly #resolved = new Map<string, URL | null>();
+  readonly #resolved = new Map<string, URL | KnownUrl | null>();
+  /** The base URL's parts for resolving simple hrefs by string (simple_href.ts); null when the base is not http(s). */
+  #simpleBase: SimpleBase | null | undefined;
   /** Elements found by scans, by name (each scan takes LINK_TAGS along), and the scan for links in document order. */
   readonly #scannedByName = new Map<string, ScannedElement[]>();
   #scans = 0;
@@ -141,7 +146,12 @@ export class Page {
    */
   get encoding(): string {
     if (this.response.source === "browser") return this.#encoding ??= "utf-8";
-    return this.#encoding ??= detectEncoding(this.body, this.headers.get("content-type"));
+    if (this.#encoding === undefined) {
+      const { encoding, text } = detectEncodingAndText(this.body, this.headers.get("content-type"));
+      this.#encoding = encoding;
+      this.#text ??= text;
+    }
+    return this.#encoding;
   }
 
   /** Whether the page was rendered in the browser (`render` or `steps`). */
@@ -273,18 +283,30 @@ export class Page {
   }
 
   /** `href` made absolute against the page, without looking for a base URL when it is absolute already. */
-  #absolute(href: string): URL | undefined {
+  #absolute(href: string): URL | KnownUrl | undefined {
     let url = this.#resolved.get(href);
     if (url === undefined) {
-      url = resolveHref(href, needsBase(href) ? this.baseUrl : this.url, this.encoding) ?? null;
+      const relative = needsBase(href);
+      url = (relative ? this.#simple(href) : undefined) ??
+        resolveHref(href, relative ? this.baseUrl : this.url, this.encoding) ?? null;
       this.#resolved.set(href, url);
     }
     return url ?? undefined;
   }
 
+  /** `href` resolved by string when it is a simple relative one (see simple_href.ts), else undefined. */
+  #simple(href: string): KnownUrl | undefined {
+    if (this.#simpleBase === undefined) this.#simpleBase = simpleBase(this.baseUrl) ?? null;
+    return this.#simpleBase === null ? undefined : resolveSimpleHref(href, this.#simpleBase);
+  }
+
   /** A request for a resolved link; the URL goes along parsed, so the request does not parse it again. */
-  #request(url: URL, options: RequestOptions): Request {
-    const init: ParsedRequestInit = { ...options, url: url.href, depth: this.depth + 1, [PARSED_URL]: url };
+  #request(url: URL | KnownUrl, options: RequestOptions): Request {
+    const depth = this.request.depth + 1;
+    // The usual follow(href) has no options: a literal, not a spread, is the cheaper object to build.
+    const init: ParsedRequestInit = options === NO_OPTIONS
+      ? { url: url.href, depth, [PARSED_URL]: url }
+      : { ...options, url: url.href, depth, [PARSED_URL]: url };
     return new Request(init);
   }
 
@@ -302,7 +324,7 @@ export class Page {
    * gives a request all the same, which the crawl drops and counts as `scheme`: a spider that follows every href
    * of a page, as tutorials write them, keeps going past a `mailto:` link (Scrapy's `follow` does the same).
    */
-  follow(target: FollowTarget, options: RequestOptions = {}): Request {
+  follow(target: FollowTarget, options: RequestOptions = NO_OPTIONS): Request {
     const href = this.#targetUrl(target);
     if (href === undefined) throw new TypeError("follow: the selection has no element with an href or src");
     const url = this.#absolute(href);
@@ -314,7 +336,7 @@ export class Page {
    * Requests for several links: URLs, elements, or every element of a selection. Elements without a link, invalid
    * URLs and other schemes (mailto:, javascript:, ...) are skipped silently.
    */
-  followAll(targets: Selection | Iterable<FollowTarget>, options: RequestOptions = {}): Request[] {
+  followAll(targets: Selection | Iterable<FollowTarget>, options: RequestOptions = NO_OPTIONS): Request[] {
     const requests: Request[] = [];
     for (const target of targets) {
       const href = this.#targetUrl(target);

@@ -67,9 +67,17 @@ export type RequestOptions = Omit<RequestInit, "url">;
  */
 export const PARSED_URL: unique symbol = Symbol("netweir.parsedUrl");
 
+/**
+ * The parts of a URL the parser would write, found without it: a link resolved by string (simple_href.ts) or a
+ * request taken from the packed queue, whose URL a Request wrote. Only code of this package makes them.
+ */
+export class KnownUrl {
+  constructor(readonly href: string, readonly hostname: string, readonly protocol: string) {}
+}
+
 /** RequestInit with the URL parsed already (see PARSED_URL). */
 export interface ParsedRequestInit extends RequestInit {
-  [PARSED_URL]?: URL;
+  [PARSED_URL]?: URL | KnownUrl;
 }
 
 /**
@@ -140,7 +148,7 @@ export class Request {
     const options: ParsedRequestInit = typeof init === "string" ? { url: init } : init;
     let parsed = options[PARSED_URL];
     // Trusted only when it is a URL that serialises to `url` itself, so url and host can never disagree.
-    if (!(parsed instanceof URL) || parsed.href !== options.url) {
+    if (!(parsed instanceof URL || parsed instanceof KnownUrl) || parsed.href !== options.url) {
       try {
         parsed = new URL(options.url);
       } catch {

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { makeResponse } from "../../src/spider/response.ts";
 import {
   callbackName,
+  drainCallback,
   resolveCallback,
   runCallback,
   runErrback,
@@ -182,6 +183,16 @@ class Styles extends Spider {
   }
   throws() {
     throw new RangeError("broken callback");
+  }
+  *throwsMidway() {
+    yield { n: 1 };
+    yield new Request("http://127.0.0.1/before");
+    throw new RangeError("midway");
+  }
+  *yieldsPromises() {
+    yield Promise.resolve({ n: 1 });
+    yield { n: 2 };
+    yield Promise.resolve(new Request("http://127.0.0.1/promised"));
   }
 }
 
@@ -375,4 +386,63 @@ Deno.test("spider argument names must be identifiers that do not replace anythin
     assert.equal(typeof spiderAttributeAllowed(name), "string", name);
   }
   assert.match(spiderAttributeAllowed("allowed_domains")!, /allowedDomains/);
+});
+
+/** What a callback's run gives: its outputs (requests by URL, depth, rule) up to an error, and the error. */
+async function outcome(run: (take: (out: Item | Request) => boolean) => Promise<unknown>) {
+  const outputs: unknown[] = [];
+  let error: string | undefined;
+  try {
+    await run((out) => {
+      outputs.push(out instanceof Request ? [out.url, out.depth, out.rule, out.callback] : out);
+      return true;
+    });
+  } catch (thrown) {
+    error = `${(thrown as Error).name}: ${(thrown as Error).message}`;
+  }
+  return { outputs, error };
+}
+
+Deno.test("drainCallback hands over what runCallback yields, in order, and fails where it fails", async () => {
+  const html = '<a href="/x">x</a><a href="./y?q=1#f">y</a>';
+  const cases: Array<[Spider, Request]> = [
+    ...Object.getOwnPropertyNames(Styles.prototype).filter((name) => name !== "constructor").map((
+      callback,
+    ): [Spider, Request] => [new Styles(), new Request({ url: "http://127.0.0.1/p", callback })]),
+    [new Crawl(), new Request("http://127.0.0.1/")],
+    [new CrawlWithStart(), new Request("http://127.0.0.1/")],
+    [new Crawl(), new Request({ url: "http://127.0.0.1/cat/2", rule: 1 })],
+    [new Crawl(), new Request({ url: "http://127.0.0.1/x", rule: 5 })],
+    [new Shop(), new Request("http://127.0.0.1/start")],
+  ];
+  for (const [spider, request] of cases) {
+    const slow = await outcome(async (take) => {
+      for await (const out of runCallback(spider, request, page(request, RULES_HTML + html))) take(out);
+    });
+    const fast = await outcome((take) => drainCallback(spider, request, page(request, RULES_HTML + html), take));
+    assert.deepEqual(fast, slow, `${spider.constructor.name} ${request.url} ${String(request.callback)}`);
+  }
+});
+
+Deno.test("drainCallback stops a callback when the taker says so, and its generator is closed", async () => {
+  let closed = false;
+  class Stoppable extends Spider {
+    override *parse() {
+      try {
+        yield { n: 1 };
+        yield { n: 2 };
+      } finally {
+        closed = true;
+      }
+    }
+  }
+  const request = new Request("http://127.0.0.1/");
+  const taken: unknown[] = [];
+  const finished = await drainCallback(new Stoppable(), request, page(request), (out) => {
+    taken.push(out);
+    return false;
+  });
+  assert.equal(finished, false);
+  assert.deepEqual(taken, [{ n: 1 }]);
+  assert.ok(closed);
 });

@@ -73,6 +73,21 @@ Deno.test("undeclared bytes fall back to UTF-8 when they are UTF-8, else windows
   assert.equal(p.css("p").text(), "\u201ccafé\u201d");
 });
 
+Deno.test("an undeclared UTF-8 page's text, decoded while checking it, is its body decoded", () => {
+  const body = new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode("<p>café \u{1F600}</p>")]);
+  const p = page(body.subarray(3));
+  assert.equal(p.encoding, "utf-8");
+  assert.equal(p.text, new TextDecoder().decode(body.subarray(3)));
+  const withMark = page(body);
+  assert.equal(withMark.text, "<p>café \u{1F600}</p>");
+});
+
+Deno.test("an XML declaration after leading white space names the encoding; text before it hides it", () => {
+  const declared = `\t\r\n \xa0<?xml version="1.0" encoding="ISO-8859-2"?><p>\xe9</p>`;
+  assert.equal(page(latin1(declared)).encoding, "iso-8859-2");
+  assert.equal(page(latin1(`x<?xml version="1.0" encoding="ISO-8859-2"?><p>\xe9</p>`)).encoding, "windows-1252");
+});
+
 Deno.test("the Content-Type charset wins over a meta, and a byte order mark wins over both", () => {
   const html = '<meta charset="utf-8"><p>caf\xe9</p>';
   assert.equal(
