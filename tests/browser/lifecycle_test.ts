@@ -55,7 +55,22 @@ Deno.test("a crawl killed with SIGKILL leaves no Chromium behind, by parent or b
   const site = await startJsSite({ products: 200, perPage: 10 });
   try {
     await withTempDir(async (dir) => {
-      const cli = startCli(["crawl", SPIDER, "-a", `site=${site.url}`, "-a", "slow=1", "-O", join(dir, "items.jsonl")]);
+      // Marked, since other test files' crawls (some SIGKILLed on purpose) run at once in this process group: their
+      // Chromium processes, reparented for a moment while they exit, must not be taken for this crawl's.
+      const mark = crypto.randomUUID();
+      const browserPath = await markedBrowser(dir, mark);
+      const cli = startCli([
+        "crawl",
+        SPIDER,
+        "-a",
+        `site=${site.url}`,
+        "-a",
+        "slow=1",
+        "-O",
+        join(dir, "items.jsonl"),
+        "-s",
+        `browser_path=${browserPath}`,
+      ]);
       const browsers = await waitUntil("the crawl's Chromium runs", async () => {
         const found = await chromiumUnder(cli.pid);
         return found.length >= 2 ? found : undefined;
@@ -65,12 +80,9 @@ Deno.test("a crawl killed with SIGKILL leaves no Chromium behind, by parent or b
       await cli.kill("SIGKILL");
       await cli.wait();
       assert.deepEqual(await waitGone(browsers.map((process) => process.pid)), [], "no Chromium process is left");
-      // Other tests' Chromium may share the group (tests run at once in this process): an orphan of the killed crawl
-      // would be one no longer under this process.
-      const all = await processes();
-      const ours = new Set(descendants(all, runtime.pid).map((process) => process.pid));
-      const orphans = chromiumOf(all.filter((process) => process.pgid === group && !ours.has(process.pid)));
-      assert.deepEqual(orphans, []);
+      // Every process this crawl's Chromium started, under the crawl or reparented, in its group or not: by the mark.
+      const marked = (await markedChromium(mark)).map((process) => process.pid);
+      assert.deepEqual(await waitGone(marked), [], "no process of this crawl's Chromium is left anywhere");
     });
   } finally {
     await site.close();
