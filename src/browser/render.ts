@@ -53,6 +53,19 @@ export class CrawlFailure extends Error {
   override name = "CrawlFailure";
 }
 
+/** What the crawl's own side of a render gives, its unexpected failures marked as the crawl's (not the page's). */
+async function crawlSide<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof FetchError || error instanceof RedirectRefused) throw error;
+    throw new CrawlFailure("the crawl failed while rendering", { cause: error });
+  }
+}
+
+const url = (event: Protocol.Fetch.RequestPausedEvent) => event.request.url;
+const message = (error: unknown) => (error as Error)?.message ?? String(error);
+
 /** The render's view of its tab's traffic: answers paused documents, counts the rest. */
 class Traffic implements TabListener {
   readonly #tab: Tab;
@@ -87,8 +100,14 @@ class Traffic implements TabListener {
     if (event.resourceType === "Document" && event.frameId === this.#tab.mainFrameId) {
       if (event.networkId) this.#documentIds.add(event.networkId);
       this.#document(event).catch((error) => {
-        const known = error instanceof FetchError || error instanceof RedirectRefused;
-        this.#fail(known ? error : new CrawlFailure("the crawl failed while rendering", { cause: error }));
+        // The crawl's own side (fetching the document, robots.txt) marks its failures; anything else came from the
+        // browser (a tab or a Chromium that closed while the document was answered) and fails this page only.
+        const known = error instanceof FetchError || error instanceof RedirectRefused || error instanceof CrawlFailure;
+        this.#fail(
+          known
+            ? error
+            : new FetchError("browser", `rendering ${url(event)} failed: ${message(error)}`, { cause: error }),
+        );
         session.send("Fetch.failRequest", { requestId: event.requestId, errorReason: "Failed" }).catch(() => {});
       });
     } else if (this.#deps.blockTypes.has(event.resourceType)) {
@@ -141,7 +160,7 @@ class Traffic implements TabListener {
       if (this.redirects.length > this.#deps.maxRedirects) {
         throw new FetchError("redirects", `${this.#request.url}: more than ${this.#deps.maxRedirects} redirects`);
       }
-      const refusal = await this.#deps.checkNavigation(new URL(url));
+      const refusal = await crawlSide(this.#deps.checkNavigation(new URL(url)));
       if (refusal) {
         // Not an error of the page: the request ends as a link the crawl's rules turn down would.
         this.#fail(new RedirectRefused(this.#previousUrl, url, refusal));
@@ -156,7 +175,7 @@ class Traffic implements TabListener {
       }
     }
     const document = first ? this.#firstDocument() : this.#nextDocument(url, event.request.headers);
-    const response = await this.#deps.fetchDocument(document, this.#signal);
+    const response = await crawlSide(this.#deps.fetchDocument(document, this.#signal));
     if (this.#deps.jar) await cookiesToBrowser(this.#deps.jar, session, response.url);
     const headers: Protocol.Fetch.HeaderEntry[] = [];
     response.headers.forEach((value, name) => {
