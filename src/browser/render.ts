@@ -63,8 +63,7 @@ async function crawlSide<T>(work: Promise<T>): Promise<T> {
   }
 }
 
-const url = (event: Protocol.Fetch.RequestPausedEvent) => event.request.url;
-const message = (error: unknown) => (error as Error)?.message ?? String(error);
+const messageOf = (error: unknown) => (error as Error)?.message ?? String(error);
 
 /** The render's view of its tab's traffic: answers paused documents, counts the rest. */
 class Traffic implements TabListener {
@@ -106,7 +105,7 @@ class Traffic implements TabListener {
         this.#fail(
           known
             ? error
-            : new FetchError("browser", `rendering ${url(event)} failed: ${message(error)}`, { cause: error }),
+            : new FetchError("browser", `rendering ${event.request.url} failed: ${messageOf(error)}`, { cause: error }),
         );
         session.send("Fetch.failRequest", { requestId: event.requestId, errorReason: "Failed" }).catch(() => {});
       });
@@ -280,7 +279,7 @@ async function renderUntil(
   } catch (error) {
     traffic.check();
     if (error instanceof FetchError) throw error;
-    const message = (error as Error)?.message ?? String(error);
+    const message = messageOf(error);
     if ((error as Error)?.name === "TimeoutError") {
       throw new FetchError("timeout", `${request.url} did not load within ${seconds} s`, { cause: error });
     }
