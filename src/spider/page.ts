@@ -9,12 +9,14 @@
 import { parseDocument } from "htmlparser2";
 import { type Document, type Element, isTag } from "domhandler";
 import type { FetchedResponse } from "./response.ts";
-import { type KnownUrl, PARSED_URL, type ParsedRequestInit, Request, type RequestOptions } from "./request.ts";
+import { KnownUrl, PARSED_URL, type ParsedRequestInit, Request, type RequestOptions } from "./request.ts";
 import { resolveSimpleHref, type SimpleBase, simpleBase } from "./simple_href.ts";
 import { parseSelector, Selection } from "./selection.ts";
 import { decodeBody, detectEncodingAndText } from "./charset.ts";
-import { isHttpUrl, type LinkScan, needsBase, resolveHref, resolveLinks, walkLinks } from "./html_links.ts";
+import { isHttpUrl, type LinkScan, needsBase, resolveHref, walkLinks } from "./html_links.ts";
 import { scanElements, type ScannedElement } from "./element_scan.ts";
+import { buildLightDocument, type LightDocument, type LightElement } from "./light_document.ts";
+import { answersLight, selectLight } from "./light_select.ts";
 
 /**
  * What `follow` accepts: a URL (absolute or relative to the page), a selection, or a DOM element.
@@ -51,13 +53,17 @@ function hrefOfSelection(selection: Selection): string | undefined {
 }
 
 /** The links and the base among scanned elements (a, area and base ones), as walkLinks finds them in a DOM. */
-function linkScanOf(elements: readonly ScannedElement[]): LinkScan {
+function linkScanOf<E extends ScannedElement | LightElement>(
+  elements: readonly E[],
+  nameOf: (element: E) => string = (element) => element.name,
+): LinkScan {
   const scan: LinkScan = { base: undefined, hrefs: [] };
   for (const element of elements) {
     const href = element.attribs.href;
     if (href === undefined) continue;
-    if (element.name === "a" || element.name === "area") scan.hrefs.push(href);
-    else if (element.name === "base" && scan.base === undefined) scan.base = href;
+    const name = nameOf(element);
+    if (name === "a" || name === "area") scan.hrefs.push(href);
+    else if (name === "base" && scan.base === undefined) scan.base = href;
   }
   return scan;
 }
@@ -100,6 +106,7 @@ export class Page {
   #encoding: string | undefined;
   #text: string | undefined;
   #document: Document | undefined;
+  #light: LightDocument | undefined;
   #scan: LinkScan | undefined;
   #baseUrl: string | undefined;
   #links: string[] | undefined;
@@ -201,8 +208,34 @@ export class Page {
 
   /** The elements matching a CSS selector; may end with `::text` or `::attr(name)`. */
   css(selector: string): Selection {
-    return (this.#document === undefined ? this.#scannedCss(selector) : undefined) ??
-      new Selection([this.document]).css(selector);
+    if (this.#document === undefined) {
+      // A scan reads less than a parse: it goes first, unless the page has been parsed for an earlier selector.
+      const found = (this.#light === undefined ? this.#scannedCss(selector) : undefined) ?? this.#lightCss(selector);
+      if (found !== undefined) return found;
+    }
+    return new Selection([this.document]).css(selector);
+  }
+
+  /** Whether the light document has been built (light_document.ts: on the first css() a scan does not answer). */
+  get lightBuilt(): boolean {
+    return this.#light !== undefined;
+  }
+
+  get #lightDocument(): LightDocument {
+    return this.#light ??= buildLightDocument(this.text);
+  }
+
+  /** The DOM's elements for a selector, for what only the DOM has (a selection's HTML, its nodes). */
+  #domSelect(css: string): readonly Element[] {
+    return new Selection([this.document]).css(css).elements;
+  }
+
+  /** The selection from the light document, for a selector it answers (see light_select.ts); else undefined. */
+  #lightCss(selector: string): Selection | undefined {
+    const { css, mode } = parseSelector(selector);
+    if (css === "" || !answersLight(css)) return undefined;
+    const found: readonly LightElement[] = selectLight(this.#lightDocument, css)!;
+    return Selection.fromLight(found, () => this.#domSelect(css), mode);
   }
 
   /** The selection from a scan, for a selector a scan answers exactly (see SCANNABLE); else undefined. */
@@ -220,9 +253,15 @@ export class Page {
     const matched = required.length === 0
       ? elements
       : elements.filter((element) => required.every((name) => Object.hasOwn(element.attribs, name)));
-    let found: Element[] | undefined;
-    const dom = () => found ??= new Selection([this.document]).css(css).elements;
-    return Selection.fromScan(matched, dom, mode);
+    // The same elements in the light document and in the DOM, found when something a scan lacks is asked of them.
+    let inDom: readonly Element[] | undefined;
+    let inLight: readonly LightElement[] | undefined;
+    return Selection.fromScan(
+      matched,
+      () => inDom ??= this.#domSelect(css),
+      mode,
+      () => inLight ??= selectLight(this.#lightDocument, css)!,
+    );
   }
 
   /** The elements of a name (lower case) outside templates, from a scan; undefined once the page has had its scans. */
@@ -270,6 +309,8 @@ export class Page {
     // With a DOM already built, walking it is cheaper than parsing the text again.
     return this.#scan ??= this.#document
       ? walkLinks(this.#document.children)
+      : this.#light
+      ? linkScanOf(this.#light.elements.filter((element) => element.template === -1), (element) => element.lowerName)
       : linkScanOf(scanElements(this.text, new Set(LINK_TAGS)));
   }
 
@@ -278,8 +319,30 @@ export class Page {
    * without duplicates, in document order. Builds no DOM.
    */
   links(): string[] {
-    this.#links ??= resolveLinks(this.#linkScan().hrefs, this.baseUrl, this.encoding, this.#resolved);
+    this.#links ??= this.#resolveLinks(this.#linkScan().hrefs);
     return [...this.#links];
+  }
+
+  /**
+   * resolveLinks (html_links.ts) with this page's resolver: each href once, simple ones by string (as follow()
+   * resolves them), each link's URL kept under its absolute form so that `follow(link)` parses nothing.
+   */
+  #resolveLinks(hrefs: readonly string[]): string[] {
+    const seen = new Set<string>();
+    const links: string[] = [];
+    for (const href of hrefs) {
+      const url = this.#absolute(href);
+      if (url === undefined || !isHttpUrl(url)) continue;
+      const hash = url.href.indexOf("#");
+      const absolute = hash === -1 ? url.href : url.href.slice(0, hash);
+      if (seen.has(absolute)) continue;
+      seen.add(absolute);
+      links.push(absolute);
+      if (!this.#resolved.has(absolute)) {
+        this.#resolved.set(absolute, hash === -1 ? url : new KnownUrl(absolute, url.hostname, url.protocol));
+      }
+    }
+    return links;
   }
 
   /** `href` made absolute against the page, without looking for a base URL when it is absolute already. */

@@ -8,6 +8,8 @@ import * as DomUtils from "domutils";
 import { textContent } from "domutils";
 import render from "dom-serializer";
 import type { ScannedElement } from "./element_scan.ts";
+import type { LightElement } from "./light_document.ts";
+import { selectLight } from "./light_select.ts";
 
 /**
  * What a selection reads when asked for text: the whole text of each element (`"element"`, also the mode of
@@ -130,13 +132,28 @@ function compiledSelector(css: string): CompiledQuery {
   return query;
 }
 
+/** css-select's answer on DOM nodes: a single Document searched below it, elements searched including themselves. */
+function domSelect(css: string, nodes: readonly (Element | Document)[]): Element[] {
+  if (nodes.length === 0) return [];
+  // Relative selectors ("> li", ":scope li") mean something only against the elements searched, which css-select
+  // takes into account when it compiles: those are compiled for each search, as css-select does by itself.
+  const query = RELATIVE.test(css) ? css : compiledSelector(css);
+  // A copy: css-select drops nested members from the array it is given (domutils' removeSubsets splices it), and
+  // that array is a selection's own, which must not lose its elements because a selector was run under them.
+  return nodes.length === 1 && !isTag(nodes[0])
+    ? selectAll(query, nodes[0], SELECT_OPTIONS)
+    : selectAll(query, [...nodes] as Element[], SELECT_OPTIONS);
+}
+
 /**
- * Elements a selection found in a scan of the page instead of its DOM (see element_scan.ts): their attributes, and
- * how to find the same elements in the DOM when something more is asked of them (their text, their HTML, a nested
- * selector). `dom()` gives the DOM's elements for the same selector, one for each scanned element, in the same order.
+ * Elements a selection found without the page's DOM: by a scan of the text (element_scan.ts), or in the page's light
+ * document (light_document.ts). `elements` have the DOM's attributes; `light()` gives the same elements in the light
+ * document (for their text and nested selectors), building it if need be; `dom()` gives the DOM's elements, one for
+ * each, in the same order, for what only a DOM has (their HTML, the nodes themselves).
  */
 interface Scanned {
   elements: readonly ScannedElement[];
+  light: () => readonly LightElement[];
   dom: () => readonly Element[];
 }
 
@@ -172,7 +189,12 @@ export class Selection implements Iterable<Selection> {
    * Hidden from the generated docs: only the page builds these.
    * @ignore
    */
-  static fromScan(elements: readonly ScannedElement[], dom: () => readonly Element[], mode: SelectionMode): Selection {
+  static fromScan(
+    elements: readonly ScannedElement[],
+    dom: () => readonly Element[],
+    mode: SelectionMode,
+    light: () => readonly LightElement[],
+  ): Selection {
     const selection = new Selection([], mode);
     if (mode.kind === "attr") {
       // The same filter as the constructor's, on the same attribute objects.
@@ -183,16 +205,31 @@ export class Selection implements Iterable<Selection> {
       });
       if (kept.length < elements.length) {
         elements = kept.map((i) => elements[i]);
-        const all = dom;
+        const allDom = dom;
+        const allLight = light;
         dom = () => {
-          const found = all();
+          const found = allDom();
+          return kept.map((i) => found[i]);
+        };
+        light = () => {
+          const found = allLight();
           return kept.map((i) => found[i]);
         };
       }
     }
     selection.#nodes = undefined;
-    selection.#scanned = { elements, dom };
+    selection.#scanned = { elements, dom, light };
     return selection;
+  }
+
+  /**
+   * A selection of elements of the page's light document; `dom` finds the same elements in the DOM. For the page.
+   *
+   * Hidden from the generated docs: only the page builds these.
+   * @ignore
+   */
+  static fromLight(elements: readonly LightElement[], dom: () => readonly Element[], mode: SelectionMode): Selection {
+    return Selection.fromScan(elements, dom, mode, () => elements);
   }
 
   /** The nodes, found in the DOM the first time a scanned selection needs them. */
@@ -233,21 +270,18 @@ export class Selection implements Iterable<Selection> {
    */
   css(selector: string): Selection {
     const { css, mode } = parseSelector(selector);
+    const scanned = this.#scanned;
     if (css === "") {
-      return this.#scanned
-        ? Selection.fromScan(this.#scanned.elements, this.#scanned.dom, mode)
+      return scanned
+        ? Selection.fromScan(scanned.elements, scanned.dom, mode, scanned.light)
         : new Selection(this.#nodes!, mode);
     }
-    const nodes = this.#all;
-    if (nodes.length === 0) return new Selection([], mode);
-    // A single Document is searched below it; an array is searched including its members (css-select's rule).
-    // Relative selectors ("> li", ":scope li") mean something only against the elements searched, which css-select
-    // takes into account when it compiles: those are compiled for each search, as css-select does by itself.
-    const query = RELATIVE.test(css) ? css : compiledSelector(css);
-    const found = nodes.length === 1 && !isTag(nodes[0])
-      ? selectAll(query, nodes[0], SELECT_OPTIONS)
-      : selectAll(query, nodes as Element[], SELECT_OPTIONS);
-    return new Selection(found, mode);
+    if (scanned) {
+      const within = scanned.light();
+      const found = within.length === 0 ? [] : selectLight(within[0].document, css, within);
+      if (found !== undefined) return Selection.fromLight(found, () => domSelect(css, scanned.dom()), mode);
+    }
+    return new Selection(domSelect(css, this.#all), mode);
   }
 
   /**
@@ -257,6 +291,7 @@ export class Selection implements Iterable<Selection> {
   text(): string {
     if (this.length === 0) return "";
     if (this.#mode.kind === "attr") return (this.#attribs(0)?.[this.#mode.name] || "").trim();
+    if (this.#scanned) return this.#readLight(this.#scanned.light()[0]).trim();
     return this.#read(this.#all[0]).trim();
   }
 
@@ -268,7 +303,13 @@ export class Selection implements Iterable<Selection> {
       for (let i = 0; i < this.length; i++) texts.push((this.#attribs(i)?.[mode.name] || "").trim());
       return texts;
     }
+    if (this.#scanned) return this.#scanned.light().map((element) => this.#readLight(element).trim());
     return this.#all.map((node) => this.#read(node).trim());
+  }
+
+  /** A light element's text, as #read reads the DOM's (attribute modes never get here). */
+  #readLight(element: LightElement): string {
+    return this.#mode.kind === "own" ? element.document.ownText(element) : element.document.textContent(element);
   }
 
   #read(node: Element | Document): string {
@@ -313,7 +354,7 @@ export class Selection implements Iterable<Selection> {
       const at = whole < 0 ? whole + scanned.elements.length : whole;
       const element = scanned.elements[at];
       if (element === undefined) return new Selection([], this.#mode);
-      return Selection.fromScan([element], () => [scanned.dom()[at]], this.#mode);
+      return Selection.fromScan([element], () => [scanned.dom()[at]], this.#mode, () => [scanned.light()[at]]);
     }
     const node = this.#nodes!.at(index);
     return new Selection(node === undefined ? [] : [node], this.#mode);

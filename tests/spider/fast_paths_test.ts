@@ -15,6 +15,7 @@ import { Request } from "../../src/spider/request.ts";
 import { fingerprint } from "../../src/spider/fingerprint.ts";
 import { scanElements } from "../../src/spider/element_scan.ts";
 import type { Selection } from "../../src/spider/selection.ts";
+import { AWKWARD_PAGES as PAGES } from "../helpers/awkward_html.ts";
 
 /** css-select with names compared in lower case, as selection.ts asks it. */
 const SELECT_OPTIONS = {
@@ -33,27 +34,6 @@ function domPage(body: string | Uint8Array, headers?: Record<string, string>): P
   assert.ok(p.document);
   return p;
 }
-
-const PAGES: Record<string, string> = {
-  base: `<html><head><base target="_self"><BASE HREF="/b/"><base href="/ignored/"></head>
-    <body><a href="one.html">1</a><a href="../two.html#x">2</a><area href="map.html"><a href="//other.test/">o</a></body>`,
-  valueless: `<a href>empty</a><a download href=x.zip>file</a><a title>no link</a><a href = "spaced" >s</a>`,
-  uppercase: `<A HREF="/Upper" TITLE='Mixed'>u</A><AREA HREF=/area ALT=x><Img SRC=/i.png><LINK REL=next HREF=/n>`,
-  entities: `<a href="/a?x=1&amp;y=2&lt;3">e</a><a href="/&#x41;&#66;">n</a><a href="/q?a=1&copy=2&notanentity;">c</a>
-    <a href='/caf&eacute;'>é</a><a href="/&amp">amp</a>`,
-  broken: `<a href=1><a href=2>implied close</a><p><a href=3></p></a><div><a href="4" class=x</div>
-    <a href='5'/><a href=6 href=7 HREF=8>first wins</a><a href="unclosed>text</a><a href=9>
-    <!-- <a href=comment> --><script>var s = "<a href=script>";</script><textarea><a href=textarea></textarea>
-    <title><a href=title></title><style>a[href=style] {}</style><![CDATA[<a href=cdata>]]><a href="end"`,
-  templates: `<a href=before><template><a href=t1><template><a href=t2></template><a href=t3></template>
-    <div><template><a href=t4></div><a href=after-div><section><template><a href=t5></section></template>
-    <a href=last>`,
-  foreign: `<svg><a href=s1/><title><a href=s2></title><style><a href=s3></style><image href=im.png>
-    <foreignObject><a href=f1><image src=x></foreignObject><clipPath id=c></clipPath></svg>
-    <math><a href=m1></math><image src=outside.png><a href=plain>`,
-  forms: `<form id=1 action=/a><form id=2 action=/b><input name=q></form><form id=3></form>`,
-  implied: `<div></p><p id=a>x</br><br id=b></div></br>`,
-};
 
 const SELECTORS = [
   "a",
@@ -102,7 +82,8 @@ for (const [name, html] of Object.entries(PAGES)) {
       const slow = domPage(html);
       assert.deepEqual(readable(fast.css(selector), fast), readable(slow.css(selector), slow), selector);
       const scanned = !["p", "br", "template", "clippath", "title"].includes(selector);
-      assert.equal(fast.domBuilt, !scanned, `${selector} was answered ${scanned ? "without" : "with"} a DOM`);
+      assert.equal(fast.domBuilt, false, `${selector} was answered with a DOM`);
+      assert.equal(fast.lightBuilt, !scanned, `${selector} was answered ${scanned ? "without" : "with"} a scan`);
     }
   });
 
@@ -138,15 +119,21 @@ for (const [name, html] of Object.entries(PAGES)) {
   });
 }
 
-Deno.test("a selector the scan cannot answer exactly goes to the DOM", () => {
-  for (const selector of ["a.x", "div a", "a, area", "a[href^='/']", "a:first-child", "*", "a::text", "h1", "p"]) {
+Deno.test("a selector the scan cannot answer exactly goes to the light document, or with pseudo-classes to the DOM", () => {
+  for (const selector of ["a.x", "div a", "a, area", "a[href^='/']", "*", "a::text", "h1", "p", "div > a + a ~ a"]) {
+    const p = page(PAGES.broken);
+    p.css(selector);
+    assert.equal(p.lightBuilt, true, selector);
+    assert.equal(p.domBuilt, false, selector);
+  }
+  for (const selector of ["a:first-child", "p:empty", "a:not(.x)", "div:has(a)"]) {
     const p = page(PAGES.broken);
     p.css(selector);
     assert.equal(p.domBuilt, true, selector);
   }
 });
 
-Deno.test("past three scans a page builds its DOM for the next selector", () => {
+Deno.test("past three scans a page parses itself for the next selector", () => {
   const p = page(PAGES.uppercase);
   for (const tag of ["img", "link", "script"]) p.css(tag).attrs("href");
   assert.equal(p.domBuilt, false);
@@ -154,7 +141,8 @@ Deno.test("past three scans a page builds its DOM for the next selector", () => 
   assert.deepEqual(p.css("area").attrs("href"), ["/area"], "and area");
   assert.equal(p.domBuilt, false);
   assert.deepEqual(p.css("meta").attrs("content"), []);
-  assert.equal(p.domBuilt, true);
+  assert.equal(p.lightBuilt, true);
+  assert.equal(p.domBuilt, false);
 });
 
 Deno.test("the natural spider's two ways follow the same links, in the same order, as the DOM's", () => {

@@ -121,7 +121,7 @@ Deno.test("re() returns capture group 1 when there is one, else the whole match"
   assert.deepEqual(p.re(/nothing/g), []);
 });
 
-Deno.test("a page whose callback only reads text, json, links or one tag's attributes builds no DOM", () => {
+Deno.test("a page whose callback only reads text, json, links or one tag's attributes builds no DOM, and text needs no more than the light document", () => {
   const p = page('<a href="/x">x</a>');
   assert.equal(p.text.length > 0, true);
   assert.deepEqual(p.links(), ["http://127.0.0.1/x"]);
@@ -132,8 +132,12 @@ Deno.test("a page whose callback only reads text, json, links or one tag's attri
   assert.deepEqual(p.css("a[href]::attr(href)").texts(), ["/x"]);
   p.followAll(p.css("a"));
   assert.equal(p.domBuilt, false);
+  assert.equal(p.lightBuilt, false);
   assert.equal(p.css("a").text(), "x");
-  assert.equal(p.domBuilt, true);
+  assert.equal(p.lightBuilt, true, "a selection's text comes from the light document");
+  assert.equal(p.domBuilt, false);
+  assert.equal(p.css("a").html(), '<a href="/x">x</a>');
+  assert.equal(p.domBuilt, true, "its HTML from the DOM");
   const document = p.document;
   p.css("a");
   assert.equal(p.document, document, "the DOM is parsed once");
@@ -244,7 +248,7 @@ Deno.test("the scan that builds no DOM finds exactly what the DOM holds, on awkw
   const links = scanned.links();
   assert.equal(scanned.domBuilt, false);
   const walked = page(TRICKY_HTML);
-  walked.css("body");
+  assert.ok(walked.document);
   assert.deepEqual(walked.links(), links);
   assert.deepEqual(links, [
     "http://127.0.0.1/upper",

@@ -136,3 +136,20 @@ Deno.test("a selector finds the same elements every time it is used, on every pa
     assert.deepEqual(outer.css("li li::text").texts(), ["2"]);
   }
 });
+
+Deno.test("a selector run under a selection leaves that selection whole, on the DOM and on the light document", () => {
+  const html = `<form id=1><input name=q></form><div><p>a</p></div>`;
+  const light = page(html);
+  const selected = light.css("*");
+  const count = selected.length;
+  assert.deepEqual(selected.css("input").attrs("name"), ["q"]);
+  assert.equal(selected.length, count);
+  assert.deepEqual(selected.elements.map((element) => element.name).slice(-3), ["input", "div", "p"]);
+  const dom = page(html);
+  assert.ok(dom.document);
+  const all = dom.css("*");
+  const before = all.length;
+  all.css("p");
+  assert.equal(all.length, before, "css-select's removeSubsets once spliced the selection's own array");
+  assert.equal(all.texts().length, before);
+});
