@@ -12,7 +12,7 @@ import type { FetchedResponse } from "../spider/response.ts";
 import { parseRetryAfter, retryDelay, retryReason } from "../fetch/retry.ts";
 import type { Lease } from "../queue/frontier.ts";
 import { blockCallback, drainCallback, normaliseResult, type OutputTaker, runErrback } from "../spider/callbacks.ts";
-import { Page } from "../spider/page.ts";
+import { Page, RELEASE_DERIVED } from "../spider/page.ts";
 import { Request } from "../spider/request.ts";
 import type { Item } from "../spider/types.ts";
 import type { CrawlContext } from "./context.ts";
@@ -252,11 +252,21 @@ async function handleResponse(ctx: CrawlContext, pending: Pending, response: Fet
     }
     return await finishWith(ctx, pending, runErrback(ctx.spider, pending.request, error), undefined);
   }
-  const page = new Page(response, pending.request);
   const outputs = ctx.workers
     ? fromWorker(ctx.workers.run(pending.request, response))
-    : (take: OutputTaker) => drainCallback(ctx.spider, pending.request, page, take);
-  return await finishWith(ctx, pending, outputs, undefined, page.depth);
+    : drainPage(ctx, new Page(response, pending.request));
+  return await finishWith(ctx, pending, outputs, undefined, pending.request.depth);
+}
+
+/** The page's callback, drained; then the page lets go of what it derived from its body (see RELEASE_DERIVED). */
+function drainPage(ctx: CrawlContext, page: Page): (take: OutputTaker) => Promise<boolean> {
+  return async (take) => {
+    try {
+      return await drainCallback(ctx.spider, page.request, page, take);
+    } finally {
+      page[RELEASE_DERIVED]();
+    }
+  };
 }
 
 /**

@@ -180,9 +180,9 @@ function xmlDeclaration(body: Uint8Array): string | undefined {
   // Nearly every page starts otherwise: past the bytes \s matches (as Latin-1), a declaration's "<" or nothing.
   let first = 0;
   while (first < body.length && IS_SPACE_BYTE[body[first]] === 1) first++;
-  if (body[first] !== 0x3c) return undefined;
-  let start = "";
-  for (let i = 0; i < Math.min(body.length, 200); i++) start += String.fromCharCode(body[i]);
+  // "<?": an HTML page's "<!DOCTYPE" or "<html" is told apart here, before any string is built for it.
+  if (body[first] !== 0x3c || body[first + 1] !== 0x3f) return undefined;
+  const start = String.fromCharCode(...body.subarray(0, 200));
   const found = getEncoding(XML_ENCODING.exec(start)?.[1]);
   return found === "utf-16be" || found === "utf-16le" ? "utf-8" : found;
 }

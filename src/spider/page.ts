@@ -42,6 +42,13 @@ const SCANNED_TAGS = new Set([
 const LINK_TAGS = ["a", "area", "base"];
 /** Scans a page may take before a selector goes to the DOM: past a few, one DOM costs less than more scans. */
 const MAX_SCANS = 3;
+/**
+ * Drops what a page worked out from its body (text, light document, DOM, links, resolved hrefs), for the engine once
+ * the callback is done: the page's work is over, but its request still waits for its items to be written, and what
+ * lives that long is what the collector copies and promotes. Each is worked out again, the same, if asked for later.
+ */
+export const RELEASE_DERIVED: unique symbol = Symbol("netweir.releaseDerived");
+
 /** follow()'s default options: told apart by identity, so the common call builds its request without a spread. */
 const NO_OPTIONS: RequestOptions = Object.freeze({});
 
@@ -130,6 +137,18 @@ export class Page {
     this.headers = response.headers;
     this.body = response.body;
     this.request = request;
+  }
+
+  /** See RELEASE_DERIVED. */
+  [RELEASE_DERIVED](): void {
+    this.#text = undefined;
+    this.#light = undefined;
+    this.#document = undefined;
+    this.#scan = undefined;
+    this.#links = undefined;
+    this.#resolved.clear();
+    this.#scannedByName.clear();
+    this.#scans = 0;
   }
 
   /** The request's meta. */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { makeResponse } from "../../src/spider/response.ts";
-import { Page } from "../../src/spider/page.ts";
+import { Page, RELEASE_DERIVED } from "../../src/spider/page.ts";
 import { Request } from "../../src/spider/request.ts";
 
 function page(
@@ -261,4 +261,33 @@ Deno.test("the scan that builds no DOM finds exactly what the DOM holds, on awkw
     "http://127.0.0.1/late-base/relative-area",
   ]);
   assert.equal(scanned.baseUrl, "http://127.0.0.1/late-base/");
+});
+
+Deno.test("a page that let go of what it derived works it all out again, the same", () => {
+  const html = `<html><head><base href="/b/"></head><body><h1>Title <em>here</em></h1>
+    <a href="one.html#x">1</a><a href="/two">2</a><p class=price>£3</p></body></html>`;
+  const p = page(html);
+  const before = {
+    title: p.css("h1").text(),
+    price: p.css(".price::text").text(),
+    hrefs: p.css("a").attrs("href"),
+    links: p.links(),
+    follow: p.follow("one.html").url,
+    base: p.baseUrl,
+  };
+  const text = p.text;
+  p[RELEASE_DERIVED]();
+  assert.equal(p.lightBuilt, false);
+  assert.equal(p.domBuilt, false);
+  assert.equal(p.text, text);
+  assert.deepEqual({
+    title: p.css("h1").text(),
+    price: p.css(".price::text").text(),
+    hrefs: p.css("a").attrs("href"),
+    links: p.links(),
+    follow: p.follow("one.html").url,
+    base: p.baseUrl,
+  }, before);
+  assert.equal(before.title, "Title here");
+  assert.deepEqual(before.links, ["http://127.0.0.1/b/one.html", "http://127.0.0.1/two"]);
 });
