@@ -8,5 +8,7 @@ import { runtime } from "./src/runtime/mod.ts";
 export { main };
 
 if (runtime.isMainModule(import.meta)) {
+  // The program is Netweir: the crawl's heap settings (src/runtime/heap_flags.ts), where the runtime takes them now.
+  runtime.tuneHeap();
   runtime.exit(await main(runtime.args()));
 }

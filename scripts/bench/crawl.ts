@@ -13,7 +13,9 @@
  * - links: the same spider with `page.links()` (scripts/bench/shop_links_spider.ts).
  *
  * All at 64 requests at once. Netweir runs with the `fast` profile and `per_domain=64`, and otherwise its defaults
- * (robots.txt obeyed, retries, stats): what a user runs. On Node it is the npm build, packed and installed as a
+ * (robots.txt obeyed, retries, stats): what a user runs. On Deno it is started as `deno task crawl` and Netweir's
+ * own child processes start it, with the crawl's V8 heap settings (src/runtime/heap_flags.ts), which Deno takes only
+ * on its command line; on Node the `netweir` command sets them itself. On Node it is the npm build, packed and installed as a
  * user gets it (run `deno run -A scripts/test_setup.ts` once first, for Node 22).
  *
  * For each run: pages, items, pages/s (over the whole run's wall time, start-up included), CPU seconds (user +
@@ -24,6 +26,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { REPO_ROOT } from "../../tests/helpers/cli.ts";
+import { denoRuntime } from "../../src/runtime/deno.ts";
 import { installBuiltPackage, type InstalledPackage, NODE22 } from "../../tests/helpers/node_package.ts";
 import { writeLinkShop } from "./link_shop.ts";
 import { serveDirectory, type StaticServer } from "./static_server.ts";
@@ -75,11 +78,9 @@ function commandFor(
     if (crawler === "bare") {
       return { command: Deno.execPath(), args: ["run", "-A", join(bench, "bare_crawl.mjs"), site, items], cwd: bench };
     }
-    return {
-      command: Deno.execPath(),
-      args: ["run", "-A", join(REPO_ROOT, "cli.ts"), ...crawl(join(bench, spider))],
-      cwd: REPO_ROOT,
-    };
+    // As Netweir starts itself on Deno (and `deno task crawl` runs it): with the crawl's V8 heap settings.
+    const self = denoRuntime.selfCommand(join(REPO_ROOT, "cli.ts"));
+    return { command: self.command, args: [...self.args, ...crawl(join(bench, spider))], cwd: REPO_ROOT };
   }
   if (crawler === "bare") {
     return { command: NODE22, args: [join(pkg!.dir, "bare_crawl.mjs"), site, items], cwd: pkg!.dir };

@@ -3,6 +3,7 @@ import { onBadPort } from "./any_port_fetch.ts";
 import { nodeHttpClient } from "./node_http.ts";
 import { fromWebResponse } from "./web_response.ts";
 import { processSignals } from "./signals.ts";
+import { CRAWL_V8_FLAGS, flagsNotGiven } from "./heap_flags.ts";
 import type {
   HttpClient,
   HttpClientOptions,
@@ -84,6 +85,13 @@ const { signalProcess, killProcessGroup } = processSignals({
       .outputSync().success,
 });
 
+/** `--v8-flags=` with the crawl's V8 settings, but those DENO_V8_FLAGS sets already; none when it sets them all. */
+function v8FlagArgs(): string[] {
+  const given = (Deno.env.get("DENO_V8_FLAGS") ?? "").split(",").filter((flag) => flag !== "");
+  const flags = flagsNotGiven(CRAWL_V8_FLAGS, given);
+  return flags.length === 0 ? [] : [`--v8-flags=${flags.join(",")}`];
+}
+
 export const denoRuntime: Runtime = {
   name: "deno",
   version: Deno.version.deno,
@@ -93,7 +101,9 @@ export const denoRuntime: Runtime = {
   environment: () => Deno.env.toObject(),
   cwd: () => Deno.cwd(),
   exit: (code) => Deno.exit(code),
-  selfCommand: (cliPath) => ({ command: Deno.execPath(), args: ["run", "-A", "--quiet", cliPath] }),
+  selfCommand: (cliPath) => ({ command: Deno.execPath(), args: ["run", "-A", "--quiet", ...v8FlagArgs(), cliPath] }),
+  // Deno takes V8 flags only at start (node:v8's setFlagsFromString does nothing there): see selfCommand.
+  tuneHeap: () => false,
   pid: Deno.pid,
   signalProcess,
   killProcessGroup,

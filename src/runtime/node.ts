@@ -7,6 +7,8 @@ import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { spawnSync } from "node:child_process";
 import { parentPort, Worker } from "node:worker_threads";
+import { setFlagsFromString } from "node:v8";
+import { CRAWL_V8_FLAGS, flagsNotGiven } from "./heap_flags.ts";
 import { nodeHttpClient } from "./node_http.ts";
 import { fromWebResponse } from "./web_response.ts";
 import { commonJsProblem } from "./module_type.ts";
@@ -68,6 +70,15 @@ function httpClient(options: HttpClientOptions): HttpClient {
       loaded.then(({ agent }) => agent.close()).catch(() => {});
     },
   };
+}
+
+/** The crawl's V8 settings, each unless the user's own command line or NODE_OPTIONS set that flag. */
+function tuneHeap(): boolean {
+  const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)].filter((arg) => arg !== "");
+  // Node takes these after start: the young generation's limit and the old generation's growth are read at each
+  // collection, not only when the heap is set up.
+  for (const flag of flagsNotGiven(CRAWL_V8_FLAGS, given)) setFlagsFromString(flag);
+  return true;
 }
 
 function isMainModule(importMeta: { url: string; main?: boolean }): boolean {
@@ -171,6 +182,7 @@ export const nodeRuntime: Runtime = {
   exit: (code) => process.exit(code),
   // In the single binary (deno task build:binary) the executable is the whole program: it takes no script path.
   selfCommand: (cliPath) => ({ command: process.execPath, args: isSingleExecutable() ? [] : [cliPath] }),
+  tuneHeap,
   pid: process.pid,
   signalProcess,
   killProcessGroup,

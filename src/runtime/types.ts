@@ -85,8 +85,17 @@ export interface Runtime {
   environment(): Record<string, string>;
   cwd(): string;
   exit(code: number): never;
-  /** The command that re-runs Netweir's own CLI in a fresh process: the executable and its leading arguments. */
+  /**
+   * The command that re-runs Netweir's own CLI in a fresh process: the executable and its leading arguments. On Deno
+   * these carry the crawl's V8 settings (heap_flags.ts), which Deno takes only at start.
+   */
   selfCommand(cliPath: string): { command: string; args: string[] };
+  /**
+   * Gives this process the crawl's V8 heap settings (heap_flags.ts) where the runtime allows it after start (Node),
+   * leaving alone any the user set; false where it does not (Deno reads V8 flags only at start: `deno task crawl`
+   * and selfCommand pass them there). Called by the `netweir` command, never by the library.
+   */
+  tuneHeap(): boolean;
   /** This process's id. */
   readonly pid: number;
   /**

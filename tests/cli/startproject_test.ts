@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { runtime } from "../../src/runtime/mod.ts";
+import { CRAWL_V8_FLAGS } from "../../src/runtime/heap_flags.ts";
 import { runCommand } from "../helpers/command.ts";
 import { CLI_PATH, runCli, withTempDir } from "./_run.ts";
 
@@ -101,7 +102,9 @@ Deno.test(
     await withTempDir(async (dir) => {
       assert.equal((await runCli(["startproject", "shop"], { cwd: dir })).code, 0);
       const config = JSON.parse(await readFile(join(dir, "shop", "deno.json"), "utf8"));
-      assert.equal(config.tasks.netweir, `deno run -A --quiet ${CLI_PATH}`);
+      // With the crawl's V8 heap settings, which Deno takes only on its command line (src/runtime/heap_flags.ts).
+      const v8Flags = `--v8-flags=${CRAWL_V8_FLAGS.join(",")}`;
+      assert.equal(config.tasks.netweir, `deno run -A --quiet ${JSON.stringify(v8Flags)} ${CLI_PATH}`);
       const ran = await runDeno(["task", "--quiet", "netweir", "version"], join(dir, "shop"));
       assert.equal(ran.code, 0, ran.stderr);
       assert.match(ran.stdout, /^netweir \d+\.\d+\.\d+\n/);
