@@ -88,7 +88,7 @@ const { signalProcess, killProcessGroup } = processSignals({
 /** `--v8-flags=` with the crawl's V8 settings, but those DENO_V8_FLAGS sets already; none when it sets them all. */
 function v8FlagArgs(): string[] {
   const given = (Deno.env.get("DENO_V8_FLAGS") ?? "").split(",").filter((flag) => flag !== "");
-  const flags = flagsNotGiven(CRAWL_V8_FLAGS, given);
+  const flags = flagsNotGiven(CRAWL_V8_FLAGS.deno, given);
   return flags.length === 0 ? [] : [`--v8-flags=${flags.join(",")}`];
 }
 

@@ -4,14 +4,19 @@
  *
  * A crawl allocates fast (a page's text, its parsed elements, a request per link: some 150 KB a page) and keeps
  * little (25 to 30 MB live on a 21,000-page shop), with 64 requests in flight whose state outlives a young-generation
- * collection or two. V8's defaults are sized for a browser tab's bursts: a young generation of up to 64 MB (two
- * 32 MB semi-spaces on Deno 2.9), and an old generation allowed to grow to up to four times what the last full
- * collection kept before the next. On that shop it held 230 to 350 MB for 30 MB of live data. With semi-spaces of 16 MB
- * and the old generation allowed half again as much as it kept, the same crawl peaks 60 to 110 MB lower at the same
- * CPU time (docs/design/engine.md, "Memory"); a smaller young generation (8 MB) saves a little more memory for 10 to
- * 20 % more CPU, as in-flight requests are promoted more often, so it is not taken.
+ * collection or two. V8's defaults are sized for other work: an old generation allowed to grow to up to four times
+ * what the last full collection kept before the next one, and on Deno 2.9 a young generation of up to 64 MB (two
+ * 32 MB semi-spaces; Node 22's V8 stops at 16 MB ones). On that shop the crawl held 230 to 350 MB for 30 MB of live
+ * data. Letting the old generation grow by half of what it kept takes 50 to 100 MB off the peak at no measurable CPU
+ * cost. The young generation is a trade: smaller semi-spaces collect more often, so more in-flight requests are
+ * promoted and the old generation is collected more often. At 8 MB Node's peak drops by another 20 to 30 MB for about 8 %
+ * more CPU, which takes it under 150 MB; on Deno the same costs 15 % and leaves it well above (its own memory outside
+ * the heap is some 90 MB during a crawl), so Deno keeps 16 MB. Figures: docs/design/engine.md, "Memory".
  */
-export const CRAWL_V8_FLAGS: readonly string[] = ["--max-semi-space-size=16", "--heap-growing-percent=50"];
+export const CRAWL_V8_FLAGS = {
+  deno: ["--max-semi-space-size=16", "--heap-growing-percent=50"],
+  node: ["--max-semi-space-size=8", "--heap-growing-percent=50"],
+} as const satisfies Record<string, readonly string[]>;
 
 /** The name of a V8 flag (`--max-semi-space-size=16` → `max-semi-space-size`, `_` read as `-`). */
 export function v8FlagName(flag: string): string {

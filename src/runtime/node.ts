@@ -72,13 +72,26 @@ function httpClient(options: HttpClientOptions): HttpClient {
   };
 }
 
-/** The crawl's V8 settings, each unless the user's own command line or NODE_OPTIONS set that flag. */
+/** The flags the user started this Node with: its command line's, and NODE_OPTIONS'. */
+function givenNodeFlags(): string[] {
+  return [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)].filter((arg) => arg !== "");
+}
+
+/**
+ * The crawl's V8 settings, each unless the user set that flag. V8 reads the old generation's growth at each
+ * collection, so setting it now takes effect; the young generation's size only when the heap is set up, so
+ * `--max-semi-space-size` counts only in the processes Netweir starts with it (selfCommand), not in this one.
+ */
 function tuneHeap(): boolean {
-  const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)].filter((arg) => arg !== "");
-  // Node takes these after start: the young generation's limit and the old generation's growth are read at each
-  // collection, not only when the heap is set up.
-  for (const flag of flagsNotGiven(CRAWL_V8_FLAGS, given)) setFlagsFromString(flag);
+  for (const flag of flagsNotGiven(CRAWL_V8_FLAGS.node, givenNodeFlags())) setFlagsFromString(flag);
   return true;
+}
+
+/** The command that runs cli.ts again: Node with the crawl's V8 flags, or the single executable as it is. */
+function selfCommand(cliPath: string): { command: string; args: string[] } {
+  // A single executable takes its arguments as the program's, not as Node's options.
+  if (isSingleExecutable()) return { command: process.execPath, args: [] };
+  return { command: process.execPath, args: [...flagsNotGiven(CRAWL_V8_FLAGS.node, givenNodeFlags()), cliPath] };
 }
 
 function isMainModule(importMeta: { url: string; main?: boolean }): boolean {
@@ -181,7 +194,7 @@ export const nodeRuntime: Runtime = {
   cwd: () => process.cwd(),
   exit: (code) => process.exit(code),
   // In the single binary (deno task build:binary) the executable is the whole program: it takes no script path.
-  selfCommand: (cliPath) => ({ command: process.execPath, args: isSingleExecutable() ? [] : [cliPath] }),
+  selfCommand,
   tuneHeap,
   pid: process.pid,
   signalProcess,

@@ -103,7 +103,7 @@ Deno.test(
       assert.equal((await runCli(["startproject", "shop"], { cwd: dir })).code, 0);
       const config = JSON.parse(await readFile(join(dir, "shop", "deno.json"), "utf8"));
       // With the crawl's V8 heap settings, which Deno takes only on its command line (src/runtime/heap_flags.ts).
-      const v8Flags = `--v8-flags=${CRAWL_V8_FLAGS.join(",")}`;
+      const v8Flags = `--v8-flags=${CRAWL_V8_FLAGS.deno.join(",")}`;
       assert.equal(config.tasks.netweir, `deno run -A --quiet ${JSON.stringify(v8Flags)} ${CLI_PATH}`);
       const ran = await runDeno(["task", "--quiet", "netweir", "version"], join(dir, "shop"));
       assert.equal(ran.code, 0, ran.stderr);
