@@ -98,7 +98,7 @@ function padding(id: number, used: number): string {
   return `  <section id="reviews">\n${reviews.join("\n")}\n  </section>`;
 }
 
-function productPage(id: number, products: number, origin: string): string {
+export function productPage(id: number, products: number, origin: string): string {
   const { category, page: listing } = listingOf(id, products);
   const spellings = [
     (other: number) => `${other}.html#reviews`,
