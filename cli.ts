@@ -8,7 +8,9 @@ import { runtime } from "./src/runtime/mod.ts";
 export { main };
 
 if (runtime.isMainModule(import.meta)) {
-  // The program is Netweir: the crawl's heap settings (src/runtime/heap_flags.ts), where the runtime takes them now.
-  runtime.tuneHeap();
-  runtime.exit(await main(runtime.args()));
+  // The program is Netweir: the crawl's heap settings (src/runtime/heap_flags.ts). A crawl is worth a restart of Node
+  // to have them all; a `version` or a `list` is not.
+  const args = runtime.args();
+  runtime.tuneHeap(args[0] === "crawl");
+  runtime.exit(await main(args));
 }

@@ -103,7 +103,7 @@ export const denoRuntime: Runtime = {
   exit: (code) => Deno.exit(code),
   selfCommand: (cliPath) => ({ command: Deno.execPath(), args: ["run", "-A", "--quiet", ...v8FlagArgs(), cliPath] }),
   // Deno takes V8 flags only at start (node:v8's setFlagsFromString does nothing there): see selfCommand.
-  tuneHeap: () => false,
+  tuneHeap: (_restart?: boolean) => false,
   pid: Deno.pid,
   signalProcess,
   killProcessGroup,

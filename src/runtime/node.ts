@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { spawnSync } from "node:child_process";
 import { parentPort, Worker } from "node:worker_threads";
 import { setFlagsFromString } from "node:v8";
-import { CRAWL_V8_FLAGS, flagsNotGiven } from "./heap_flags.ts";
+import { CRAWL_V8_FLAGS, flagsNotGiven, v8FlagName } from "./heap_flags.ts";
 import { nodeHttpClient } from "./node_http.ts";
 import { fromWebResponse } from "./web_response.ts";
 import { commonJsProblem } from "./module_type.ts";
@@ -77,13 +77,32 @@ function givenNodeFlags(): string[] {
   return [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)].filter((arg) => arg !== "");
 }
 
+/** Node's process.execve (22.15 and later, not on Windows): this process replaced by another program, same pid. */
+type Execve = (file: string, args: string[], env: Record<string, string | undefined>) => never;
+
 /**
  * The crawl's V8 settings, each unless the user set that flag. V8 reads the old generation's growth at each
- * collection, so setting it now takes effect; the young generation's size only when the heap is set up, so
- * `--max-semi-space-size` counts only in the processes Netweir starts with it (selfCommand), not in this one.
+ * collection, so that one is set in-process; the young generation's size only when the heap is set up, so for that
+ * one a long-running command (`restart`) has Node start this program again with it, in place (process.execve: the
+ * same process, pid and open files, the first image gone, nothing run yet but module loading). Where execve is
+ * missing (Node before 22.15, Windows) or the program is the single executable (which takes no Node options), the
+ * process carries on with the growth setting alone.
  */
-function tuneHeap(): boolean {
-  for (const flag of flagsNotGiven(CRAWL_V8_FLAGS.node, givenNodeFlags())) setFlagsFromString(flag);
+function tuneHeap(restart = false): boolean {
+  const missing = flagsNotGiven(CRAWL_V8_FLAGS.node, givenNodeFlags());
+  const execve = (process as unknown as { execve?: Execve }).execve;
+  const atStartOnly = missing.filter((flag) => v8FlagName(flag) === "max-semi-space-size");
+  if (
+    restart && atStartOnly.length > 0 && typeof execve === "function" && process.platform !== "win32" &&
+    !isSingleExecutable()
+  ) {
+    execve(
+      process.execPath,
+      [process.execPath, ...process.execArgv, ...missing, ...process.argv.slice(1)],
+      process.env,
+    );
+  }
+  for (const flag of missing) if (!atStartOnly.includes(flag)) setFlagsFromString(flag);
   return true;
 }
 

@@ -91,11 +91,13 @@ export interface Runtime {
    */
   selfCommand(cliPath: string): { command: string; args: string[] };
   /**
-   * Gives this process the crawl's V8 heap settings (heap_flags.ts) where the runtime allows it after start (Node),
-   * leaving alone any the user set; false where it does not (Deno reads V8 flags only at start: `deno task crawl`
-   * and selfCommand pass them there). Called by the `netweir` command, never by the library.
+   * Gives this process the crawl's V8 heap settings (heap_flags.ts), leaving alone any the user set. Node takes the
+   * old generation's growth in-process; the young generation's size only at start, so with `restart` (a crawl, which
+   * runs long enough to pay for it) Node starts the program again in place with it. Deno reads V8 flags only at
+   * start and has no such restart: there it returns false, and `deno task crawl` and selfCommand pass the flags on
+   * the command line. Called by the `netweir` command, never by the library.
    */
-  tuneHeap(): boolean;
+  tuneHeap(restart?: boolean): boolean;
   /** This process's id. */
   readonly pid: number;
   /**
