@@ -14,7 +14,7 @@ import { startJsSite } from "../helpers/js_site.ts";
 import { withTempDir } from "../cli/_run.ts";
 import { crawl } from "../helpers/crawl_in_process.ts";
 import { JsShop } from "./fixtures/js_shop_spider.ts";
-import { waitUntil } from "../helpers/wait.ts";
+import { sleep, waitUntil } from "../helpers/wait.ts";
 
 const SPIDER = new URL("./fixtures/js_shop_spider.ts", import.meta.url).pathname;
 
@@ -76,7 +76,16 @@ Deno.test("a crawl killed with SIGKILL leaves no Chromium behind, by parent or b
         return found.length >= 2 ? found : undefined;
       });
       const group = (await processes()).find((process) => process.pid === cli.pid)!.pgid;
-      assert.ok(browsers.every((process) => process.pgid === group), "Chromium is in the crawl's process group");
+      // Chromium's crash reporter leaves the group on purpose (a double fork and setsid, after which init is its
+      // parent and the mark below finds it): caught in that moment, a process of it is the crawl's descendant in a
+      // group of its own for a few milliseconds. So the processes outside the group are looked at again while they
+      // are any; one that stays under the crawl outside its group fails the test.
+      let outside = browsers.filter((process) => process.pgid !== group);
+      for (let look = 0; look < 20 && outside.length > 0; look++) {
+        await sleep(100);
+        outside = (await chromiumUnder(cli.pid)).filter((process) => process.pgid !== group);
+      }
+      assert.deepEqual(outside, [], `Chromium is in the crawl's process group ${group}`);
       await cli.kill("SIGKILL");
       await cli.wait();
       assert.deepEqual(await waitGone(browsers.map((process) => process.pid)), [], "no Chromium process is left");
