@@ -40,7 +40,8 @@ Deno.test("under Node, netweir crawl runs in the process its user started, with 
       return JSON.parse((await readFile(out, "utf8")).trim()) as { execArgv: string[]; ppid: number };
     };
     const plain = await crawl([]);
-    assert.deepEqual(plain.execArgv, [...CRAWL_V8_FLAGS.node]);
+    // And AsyncLocalStorage on async context frames rather than promise hooks (src/runtime/node.ts, crawlNodeFlags).
+    assert.deepEqual(plain.execArgv, ["--experimental-async-context-frame", ...CRAWL_V8_FLAGS.node]);
     assert.equal(plain.ppid, Deno.pid, "no second process: Node was restarted in place");
     const own = await crawl(["--max-semi-space-size=4"]);
     assert.deepEqual(own.execArgv, ["--max-semi-space-size=4"], "the user's own young generation: no restart");
