@@ -45,7 +45,12 @@ type Crawler = typeof CRAWLERS[number];
 const SETTINGS = ["profile=fast", "per_domain=64", "log_level=warning"];
 
 const number = (value: number) => value.toLocaleString("en-US");
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+/** The middle value; with an even count, the mean of the two middle ones (not the upper one, which flatters). */
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
 
 interface Run extends Measured {
   pages: number;
