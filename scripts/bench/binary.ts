@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildBinary } from "../build_binary.ts";
+import { median } from "./median.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const runs = Number(Deno.args[0] ?? 10);
@@ -24,7 +25,6 @@ function time(command: string, args: string[], cwd: string): number[] {
   return times.sort((a, b) => a - b);
 }
 
-const median = (values: number[]) => values[Math.floor(values.length / 2)];
 const line = (what: string, values: number[]) =>
   console.log(`${what.padEnd(34)} median ${median(values).toFixed(0)} ms, min ${values[0].toFixed(0)} ms`);
 

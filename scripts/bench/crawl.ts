@@ -31,6 +31,7 @@ import { installBuiltPackage, type InstalledPackage, NODE22 } from "../../tests/
 import { writeLinkShop } from "./link_shop.ts";
 import { serveDirectory, type StaticServer } from "./static_server.ts";
 import { type Measured, timed } from "./timed.ts";
+import { median } from "./median.ts";
 
 const args = Deno.args.filter((arg) => !arg.startsWith("--"));
 const products = Number(args[0] ?? 20_000);
@@ -45,12 +46,6 @@ type Crawler = typeof CRAWLERS[number];
 const SETTINGS = ["profile=fast", "per_domain=64", "log_level=warning"];
 
 const number = (value: number) => value.toLocaleString("en-US");
-/** The middle value; with an even count, the mean of the two middle ones (not the upper one, which flatters). */
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
 
 interface Run extends Measured {
   pages: number;

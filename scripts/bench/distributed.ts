@@ -35,6 +35,7 @@ import { REPO_ROOT, runCli, startCli } from "../../tests/helpers/cli.ts";
 import { type RedisServer, startRedis } from "../../tests/helpers/redis.ts";
 import { serveShop } from "./shop_server.ts";
 import { startFixtureSite } from "../../tests/helpers/fixture_site.ts";
+import { median } from "./median.ts";
 
 const args = runtime.args();
 const requestCounts = args[0] ? args[0].split(",").map(Number) : [10_000, 100_000, 1_000_000];
@@ -46,7 +47,6 @@ const LINKY = join(REPO_ROOT, "scripts", "bench", "linky_spider.ts");
 const SLOW_AND_FAST = join(REPO_ROOT, "tests", "distributed", "fixtures", "spiders.ts");
 
 const number = (value: number) => value.toLocaleString("en-US");
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 async function withRedis<T>(fn: (redis: RedisServer, connection: RedisConnection) => Promise<T>): Promise<T> {
   const redis = await startRedis();

@@ -12,6 +12,7 @@ import { installBuiltPackage } from "../../tests/helpers/node_package.ts";
 import { runtime } from "../../src/runtime/mod.ts";
 import { serveShop } from "./shop_server.ts";
 import { timed } from "./timed.ts";
+import { median } from "./median.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const books = Number(runtime.args()[0] ?? 3000);
@@ -60,7 +61,6 @@ try {
       ),
     );
   }
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   const pages = books + Math.ceil(books / 20);
   console.log(`shop of ${books} books (${pages} pages), ${rounds} rounds, settings: ${SETTINGS.join(" ")}`);
   for (const [name, runs] of Object.entries(results)) {
