@@ -2,16 +2,7 @@ import assert from "node:assert/strict";
 import { FingerprintSet } from "../../src/queue/fingerprint_set.ts";
 import { PackedQueue } from "../../src/queue/packed_queue.ts";
 import { Request, type RequestInit } from "../../src/spider/request.ts";
-
-/** A small seeded generator (mulberry32), so a failure can be run again. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), seed | 1);
-    t = (t + Math.imul(t ^ (t >>> 7), t | 61)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from "../helpers/seeded_random.ts";
 
 /**
  * The straightforward queue the packed one must agree with: arrays of request objects by priority, a take looking
@@ -80,7 +71,7 @@ function fields(request: Request): unknown {
 
 Deno.test("the packed queue gives what a plain queue of objects gives, on random pushes, takes and give-backs", () => {
   for (const seed of [1, 2, 3, 4, 5]) {
-    const next = random(seed);
+    const next = seededRandom(seed);
     const packed = new PackedQueue();
     const reference = new ReferenceQueue();
     let n = 0;
@@ -142,7 +133,7 @@ Deno.test("a spider's 256th distinct callback is kept on an object, and comes ba
 });
 
 Deno.test("the fingerprint set agrees with a Set of strings, including keys that share their first word", () => {
-  const next = random(7);
+  const next = seededRandom(7);
   const set = new FingerprintSet();
   const reference = new Set<string>();
   const hex = () => Array.from({ length: 40 }, () => "0123456789abcdef"[Math.floor(next() * 16)]).join("");

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { connect } from "node:net";
 import { type FetchHandler, type HttpServer, startHttpServer } from "../../src/serve/http_server.ts";
+import { seededRandom } from "../helpers/seeded_random.ts";
 
 /** Sends `request` on a new connection and returns everything the server sent once the connection is closed. */
 function exchange(port: number, request: string): Promise<string> {
@@ -183,16 +184,6 @@ Deno.test("bytes past the declared body are never read as a second request", asy
   });
 });
 
-/** A small seeded generator (mulberry32), so that a failing mutation can be replayed. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const INTERESTING = [" ", "\t", "\r", "\n", "\r\n", ":", ",", "\x00", "\x7f", "\xff", "0", "9", "-", "chunked"];
 
 /** `request` with a few bytes replaced, inserted or deleted. */
@@ -214,7 +205,7 @@ function mutate(request: string, next: () => number): string {
 
 Deno.test("requests mutated at random get an answer or a close, never a 500, and the handler sees only whole ones", async () => {
   const seed = 20261201;
-  const next = random(seed);
+  const next = seededRandom(seed);
   const base = `POST /schedule.json HTTP/1.1\r\n${H}Content-Type: a/b\r\nContent-Length: 5\r\n\r\nhello`;
   // A mutation can leave a head that never ends or a body never whole: the short deadline closes those.
   await withRecordingServer(async (server, seen) => {

@@ -13,6 +13,7 @@ import { Page } from "../../src/spider/page.ts";
 import { Request } from "../../src/spider/request.ts";
 import type { Selection } from "../../src/spider/selection.ts";
 import { AWKWARD_PAGES } from "../helpers/awkward_html.ts";
+import { seededRandom } from "../helpers/seeded_random.ts";
 
 const URL_OF_PAGE = "http://127.0.0.1/dir/page.html";
 
@@ -61,16 +62,6 @@ function assertSameTree(html: string, label: string): void {
       `${where}: children`,
     );
   });
-}
-
-/** Seeded pseudo-random numbers (mulberry32), so a failure can be replayed. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Pieces random pages are made of: tags that open and close others by themselves, raw text, foreign content. */
@@ -144,7 +135,7 @@ for (const [name, html] of Object.entries(AWKWARD_PAGES)) {
 }
 
 Deno.test("the light document holds the DOM's elements, parents and texts: 3,000 seeded random pages", () => {
-  const next = random(20261201);
+  const next = seededRandom(20261201);
   for (let i = 0; i < 3000; i++) {
     const html = randomPage(next);
     assertSameTree(html, `page ${i}: ${JSON.stringify(html)}`);
@@ -238,7 +229,7 @@ for (const [name, html] of Object.entries(AWKWARD_PAGES)) {
 }
 
 Deno.test("selections from the light document read as the DOM's: 300 seeded random pages", () => {
-  const next = random(1201);
+  const next = seededRandom(1201);
   for (let i = 0; i < 300; i++) {
     const html = randomPage(next);
     assertSameAnswers(html, `page ${i}: ${JSON.stringify(html)}`);
