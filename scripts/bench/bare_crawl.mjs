@@ -12,7 +12,7 @@
 import http from "node:http";
 import { createWriteStream } from "node:fs";
 import process from "node:process";
-import { Parser } from "htmlparser2";
+import { scan } from "./sax_scan.mjs";
 
 const [start, itemsFile, concurrencyArg] = process.argv.slice(2);
 const concurrency = Number(concurrencyArg ?? 64);
@@ -36,28 +36,6 @@ function get(url) {
       response.on("error", reject);
     }).on("error", reject);
   });
-}
-
-/** The page's hrefs, and the product's title and price when it is a product page. */
-function scan(html) {
-  const hrefs = [];
-  let capture = null;
-  const found = { title: "", price: "" };
-  const parser = new Parser({
-    onopentag(name, attributes) {
-      if (name === "a" && attributes.href !== undefined) hrefs.push(attributes.href);
-      else if (name === "h1") capture = "title";
-      else if (name === "p" && attributes.class === "price") capture = "price";
-    },
-    ontext(text) {
-      if (capture) found[capture] += text;
-    },
-    onclosetag() {
-      capture = null;
-    },
-  }, { decodeEntities: true });
-  parser.end(html);
-  return { hrefs, ...found };
 }
 
 async function crawl(url) {

@@ -138,10 +138,9 @@ try {
       const source = await readFile(join(REPO_ROOT, "scripts", "bench", file), "utf8");
       await writeFile(join(pkg.dir, file), source.replace('"../../mod.ts"', '"netweir"'));
     }
-    await writeFile(
-      join(pkg.dir, "bare_crawl.mjs"),
-      await readFile(join(REPO_ROOT, "scripts", "bench", "bare_crawl.mjs"), "utf8"),
-    );
+    for (const file of ["bare_crawl.mjs", "sax_scan.mjs"]) {
+      await writeFile(join(pkg.dir, file), await readFile(join(REPO_ROOT, "scripts", "bench", file), "utf8"));
+    }
   }
   const runs = new Map<string, Run[]>();
   for (let round = 0; round < rounds; round++) {

@@ -12,6 +12,7 @@ import { makeResponse } from "../../src/spider/response.ts";
 import { Page } from "../../src/spider/page.ts";
 import { Request } from "../../src/spider/request.ts";
 import { productPage } from "./link_shop.ts";
+import { scan } from "./sax_scan.mjs";
 
 const count = Number(Deno.args[0] ?? 2000);
 const rounds = Number(Deno.args[1] ?? 5);
@@ -36,25 +37,7 @@ const cases: Record<string, (i: number) => unknown> = {
     void page.document;
     return read(page);
   },
-  "SAX pass (the bare loop's)": (i) => {
-    const hrefs: string[] = [];
-    let capture = "";
-    const found: Record<string, string> = { title: "", price: "" };
-    new Parser({
-      onopentag(name, attributes) {
-        if (name === "a" && attributes.href !== undefined) hrefs.push(attributes.href);
-        else if (name === "h1") capture = "title";
-        else if (name === "p" && attributes.class === "price") capture = "price";
-      },
-      ontext(text) {
-        if (capture) found[capture] += text;
-      },
-      onclosetag() {
-        capture = "";
-      },
-    }, { decodeEntities: true }).end(new TextDecoder().decode(bodies[i]));
-    return [found, hrefs];
-  },
+  "SAX pass (the bare loop's)": (i) => scan(new TextDecoder().decode(bodies[i])),
   "parser, no handler": (i) => new Parser({}).end(new TextDecoder().decode(bodies[i])),
   "parseDocument": (i) => parseDocument(new TextDecoder().decode(bodies[i])),
 };

@@ -11,7 +11,7 @@ import { type Document, type Element, isTag } from "domhandler";
 import type { FetchedResponse } from "./response.ts";
 import { KnownUrl, PARSED_URL, type ParsedRequestInit, Request, type RequestOptions } from "./request.ts";
 import { resolveSimpleHref, type SimpleBase, simpleBase } from "./simple_href.ts";
-import { parseSelector, Selection } from "./selection.ts";
+import { type ParsedSelector, parseSelector, Selection } from "./selection.ts";
 import { decodeBody, detectEncodingAndText } from "./charset.ts";
 import { isHttpUrl, type LinkScan, needsBase, resolveHref, walkLinks } from "./html_links.ts";
 import { scanElements, type ScannedElement } from "./element_scan.ts";
@@ -228,8 +228,9 @@ export class Page {
   /** The elements matching a CSS selector; may end with `::text` or `::attr(name)`. */
   css(selector: string): Selection {
     if (this.#document === undefined) {
+      const parsed = parseSelector(selector);
       // A scan reads less than a parse: it goes first, unless the page has been parsed for an earlier selector.
-      const found = (this.#light === undefined ? this.#scannedCss(selector) : undefined) ?? this.#lightCss(selector);
+      const found = (this.#light === undefined ? this.#scannedCss(parsed) : undefined) ?? this.#lightCss(parsed);
       if (found !== undefined) return found;
     }
     return new Selection([this.document]).css(selector);
@@ -250,16 +251,14 @@ export class Page {
   }
 
   /** The selection from the light document, for a selector it answers (see light_select.ts); else undefined. */
-  #lightCss(selector: string): Selection | undefined {
-    const { css, mode } = parseSelector(selector);
+  #lightCss({ css, mode }: ParsedSelector): Selection | undefined {
     if (css === "" || !answersLight(css)) return undefined;
     const found: readonly LightElement[] = selectLight(this.#lightDocument, css)!;
     return Selection.fromLight(found, () => this.#domSelect(css), mode);
   }
 
   /** The selection from a scan, for a selector a scan answers exactly (see SCANNABLE); else undefined. */
-  #scannedCss(selector: string): Selection | undefined {
-    const { css, mode } = parseSelector(selector);
+  #scannedCss({ css, mode }: ParsedSelector): Selection | undefined {
     if (mode.kind === "own") return undefined;
     const simple = SCANNABLE.exec(css);
     if (simple === null) return undefined;

@@ -24,7 +24,7 @@ const ELEMENT: SelectionMode = { kind: "element" };
 const OWN: SelectionMode = { kind: "own" };
 
 /** A selector with its Scrapy-style ending taken off. */
-interface ParsedSelector {
+export interface ParsedSelector {
   /** The CSS part; "" means the selection itself. */
   css: string;
   mode: SelectionMode;
