@@ -60,7 +60,9 @@ async function compile(config: DenoConfig, DIST: string): Promise<void> {
 async function pointRuntimeAtNode(DIST: string): Promise<void> {
   const runtimeDir = join(DIST, "src", "runtime");
   await writeFile(join(runtimeDir, "mod.js"), NODE_RUNTIME_MODULE);
-  for (const file of ["deno.js", "deno.d.ts"]) await rm(join(runtimeDir, file), { force: true });
+  for (const file of ["deno.js", "deno.d.ts", "deno_socket.js", "deno_socket.d.ts"]) {
+    await rm(join(runtimeDir, file), { force: true });
+  }
 }
 
 async function makeCliExecutable(config: DenoConfig, DIST: string): Promise<void> {

@@ -6,7 +6,8 @@
  *   deno run -A scripts/bench/http_client_loop.ts CLIENT BASE PAGES AT
  *   node scripts/bench/http_client_loop.ts CLIENT BASE PAGES AT      (UNDICI: the path of undici's index.js)
  *
- * CLIENT is `fetch` (the runtime's own), `node:http` (one keep-alive agent), `undici.request` or `undici.fetch`.
+ * CLIENT is `fetch` (the runtime's own), `node:http` (one keep-alive agent), `undici.request`, `undici.fetch`, or
+ * `netweir` (Netweir's HTTP/1.1 client, src/runtime/h1/client.ts, over the runtime's sockets: what its crawls use).
  */
 import process from "node:process";
 import { Agent, get } from "node:http";
@@ -62,6 +63,17 @@ async function client(name: string, at: number): Promise<Get> {
       const undici = await loadUndici();
       const dispatcher = new undici.Agent({ connections: at });
       return async (url) => (await (await undici.fetch(url, { dispatcher })).arrayBuffer()).byteLength;
+    }
+    case "netweir": {
+      const { wireHttpClient } = await import("../../src/runtime/h1/client.ts");
+      // Deno's sockets on Deno, Node's on Node, as each runtime's crawls dial.
+      const { dial } = "Deno" in globalThis
+        ? { dial: (await import("../../src/runtime/deno_socket.ts")).dialDeno }
+        : { dial: (await import("../../src/runtime/node_socket.ts")).dialNode };
+      const http = wireHttpClient({ dial });
+      const headers = new Headers();
+      return async (url) =>
+        (await (await http.fetch(new URL(url), { method: "GET", headers })).bytes(Infinity))!.byteLength;
     }
     default:
       throw new Error(`unknown client ${name}`);

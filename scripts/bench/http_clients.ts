@@ -1,7 +1,7 @@
 /**
- * The HTTP clients side by side: the runtime's `fetch`, `node:http` and undici (`request` and `fetch`), on Deno and
- * on Node 22, each doing the same fetches of an 11 KB page from nginx on 127.0.0.1, AT at once, in a process of its
- * own (scripts/bench/http_client_loop.ts) so that its peak RSS is its own. Prints pages/s, CPU seconds and peak RSS
+ * The HTTP clients side by side: the runtime's `fetch`, `node:http`, undici (`request` and `fetch`) and Netweir's own
+ * HTTP/1.1 client, on Deno and on Node 22, each doing the same fetches of an 11 KB page from nginx on 127.0.0.1, AT at
+ * once, in a process of its own (scripts/bench/http_client_loop.ts) so that its peak RSS is its own. Prints pages/s, CPU seconds and peak RSS
  * (GNU time); asserts nothing. docs/design/engine.md keeps the table and what was chosen from it.
  *
  *   deno run -A scripts/test_setup.ts && deno run -A scripts/bench/http_clients.ts [PAGES=21000] [AT=64] [ROUNDS=1]
@@ -19,7 +19,7 @@ import { timed } from "./timed.ts";
 const [pages = 21_000, at = 64, rounds = 1] = Deno.args.map(Number);
 const LOOP = fileURLToPath(new URL("./http_client_loop.ts", import.meta.url));
 const UNDICI = join(CACHE, "npm-deps", "node_modules", "undici", "index.js");
-const CLIENTS = ["fetch", "node:http", "undici.request", "undici.fetch"];
+const CLIENTS = ["fetch", "node:http", "undici.request", "undici.fetch", "netweir"];
 const PAGE_BYTES = 11 * 1024;
 
 /** An HTML page of about PAGE_BYTES: a list of links and text, like a shop page. */

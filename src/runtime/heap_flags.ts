@@ -9,12 +9,13 @@
  * 32 MB semi-spaces; Node 22's V8 stops at 16 MB ones). On that shop the crawl held 230 to 350 MB for 30 MB of live
  * data. Letting the old generation grow by half of what it kept takes 50 to 100 MB off the peak at no measurable CPU
  * cost. The young generation is a trade: smaller semi-spaces collect more often, so more in-flight requests are
- * promoted and the old generation is collected more often. At 8 MB Node's peak drops by another 20 to 30 MB for about 8 %
- * more CPU, which takes it under 150 MB; on Deno the same costs 15 % and leaves it well above (its own memory outside
- * the heap is some 90 MB during a crawl), so Deno keeps 16 MB. Figures: docs/design/engine.md, "Memory".
+ * promoted and the old generation is collected more often. At 8 MB the peak drops by another 15 to 30 MB for 5 to 10 %
+ * more CPU on Node, which takes it under 150 MB. On Deno 8 MB cost 15 % while its fetch was the client, and left it
+ * above 150 MB; with the HTTP/1.1 client of h1/client.ts (a third of fetch's CPU) the same trade is cheap there too,
+ * so both runtimes take 8 MB. Figures: docs/design/engine.md, "The heap settings".
  */
 export const CRAWL_V8_FLAGS = {
-  deno: ["--max-semi-space-size=16", "--heap-growing-percent=50"],
+  deno: ["--max-semi-space-size=8", "--heap-growing-percent=50"],
   node: ["--max-semi-space-size=8", "--heap-growing-percent=50"],
 } as const satisfies Record<string, readonly string[]>;
 

@@ -9,7 +9,8 @@ import { spawnSync } from "node:child_process";
 import { parentPort, Worker } from "node:worker_threads";
 import { setFlagsFromString } from "node:v8";
 import { CRAWL_V8_FLAGS, flagsNotGiven, v8FlagName } from "./heap_flags.ts";
-import { nodeHttpClient } from "./node_http.ts";
+import { wireHttpClient } from "./h1/client.ts";
+import { dialNode } from "./node_socket.ts";
 import { fromWebResponse } from "./web_response.ts";
 import { commonJsProblem } from "./module_type.ts";
 import { processSignals } from "./signals.ts";
@@ -50,11 +51,11 @@ function startBundledWorker(sea: SingleExecutable): Worker {
 }
 
 /**
- * node:http for direct requests: Node's fetch (undici's, behind web streams and webidl) took about three times its
- * CPU for the same pages (docs/design/engine.md, "The HTTP client"), and node:http reaches any port.
+ * Direct requests go through the HTTP/1.1 client over node:net and node:tls sockets (h1/client.ts): about half the
+ * CPU of node:http for the same pages, and a third of Node's fetch (docs/design/engine.md, "The HTTP client").
  */
 function httpClient(options: HttpClientOptions): HttpClient {
-  if (!options.proxy) return nodeHttpClient();
+  if (!options.proxy) return wireHttpClient({ dial: dialNode, unrefTimer: (timer) => timer.unref() });
   // node:http has no proxy support; undici (the library behind Node's fetch) does, so it is loaded only when a
   // proxy is asked for.
   const proxy = options.proxy;
