@@ -1,65 +1,99 @@
 /**
- * Node's TCP and TLS sockets for the HTTP/1.1 client (src/runtime/h1/client.ts), as pull reads: the chunks Node
- * hands out as they arrive are queued and copied into the reader's buffer when it asks. Reading pauses the socket
+ * Node's TCP and TLS sockets for the HTTP/1.1 client (src/runtime/h1/client.ts), as pull reads. The socket reads into
+ * one buffer of its own (net's `onread`: no new Buffer for every read) and the bytes are copied straight into the
+ * reader's buffer when a read is waiting, which is the usual case: the client asks for the next bytes before they
+ * come. Bytes no read waits for are queued (copied out, since the socket's buffer is reused), and the socket pauses
  * when more than QUEUE_LIMIT bytes wait, so a fast server cannot fill memory ahead of a slow reader.
  */
-import { connect } from "node:net";
-import { connect as connectTls } from "node:tls";
+import { connect, type Socket } from "node:net";
+import { connect as connectTls, type ConnectionOptions } from "node:tls";
 import type { WireSocket } from "./h1/wire.ts";
 
 const QUEUE_LIMIT = 1024 * 1024;
+const READ_BUFFER = 64 * 1024;
+
+interface WaitingRead {
+  into: Uint8Array;
+  resolve: (count: number | null) => void;
+  reject: (error: Error) => void;
+}
 
 export function dialNode(url: URL): Promise<WireSocket> {
   const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
   const tls = url.protocol === "https:";
   const port = Number(url.port || (tls ? 443 : 80));
-  const socket = tls
-    ? connectTls({ host, port, servername: /^[\d.]+$|:/.test(host) ? undefined : host, ALPNProtocols: ["http/1.1"] })
-    : connect({ host, port });
-  socket.setNoDelay(true);
   const queue: Uint8Array[] = [];
   let queued = 0;
   let ended = false;
   let failure: Error | undefined;
-  let wake: (() => void) | undefined;
-  const notify = () => {
-    const waiting = wake;
-    wake = undefined;
-    waiting?.();
+  let waiting: WaitingRead | undefined;
+
+  /** Bytes the socket read: into the waiting read first, the rest queued. False pauses the socket. */
+  const onRead = (count: number, buffer: Uint8Array): boolean => {
+    let used = 0;
+    if (waiting !== undefined && queue.length === 0) {
+      const read = waiting;
+      waiting = undefined;
+      used = Math.min(count, read.into.byteLength);
+      read.into.set(used === buffer.byteLength ? buffer : buffer.subarray(0, used));
+      read.resolve(used);
+    }
+    if (used < count) {
+      queue.push(buffer.slice(used, count));
+      queued += count - used;
+    }
+    return queued <= QUEUE_LIMIT;
   };
-  socket.on("data", (chunk: Uint8Array) => {
-    queue.push(chunk);
-    queued += chunk.byteLength;
-    if (queued > QUEUE_LIMIT) socket.pause();
-    notify();
-  });
+  const settleWaiting = () => {
+    const read = waiting;
+    if (read === undefined) return;
+    waiting = undefined;
+    if (failure) read.reject(failure);
+    else read.resolve(null);
+  };
+
+  const onread = { buffer: new Uint8Array(READ_BUFFER), callback: onRead };
+  // tls.connect takes `onread` too (it is net's, passed down), but its types do not say so.
+  const socket: Socket = tls
+    ? connectTls(
+      {
+        host,
+        port,
+        servername: /^[\d.]+$|:/.test(host) ? undefined : host,
+        ALPNProtocols: ["http/1.1"],
+        onread,
+      } as ConnectionOptions,
+    )
+    : connect({ host, port, onread });
+  socket.setNoDelay(true);
   socket.on("end", () => {
     ended = true;
-    notify();
+    settleWaiting();
   });
   socket.on("close", () => {
     ended = true;
-    notify();
+    settleWaiting();
   });
+
   const wire: WireSocket = {
-    async read(into) {
-      while (queue.length === 0) {
-        if (failure) throw failure;
-        if (ended) return null;
-        await new Promise<void>((resolve) => wake = resolve);
+    read(into) {
+      if (queue.length > 0) {
+        let count = 0;
+        while (queue.length > 0 && count < into.byteLength) {
+          const chunk = queue[0];
+          const take = Math.min(chunk.byteLength, into.byteLength - count);
+          into.set(take === chunk.byteLength ? chunk : chunk.subarray(0, take), count);
+          count += take;
+          if (take === chunk.byteLength) queue.shift();
+          else queue[0] = chunk.subarray(take);
+        }
+        queued -= count;
+        if (queued <= QUEUE_LIMIT && socket.isPaused()) socket.resume();
+        return Promise.resolve(count);
       }
-      let count = 0;
-      while (queue.length > 0 && count < into.byteLength) {
-        const chunk = queue[0];
-        const take = Math.min(chunk.byteLength, into.byteLength - count);
-        into.set(take === chunk.byteLength ? chunk : chunk.subarray(0, take), count);
-        count += take;
-        if (take === chunk.byteLength) queue.shift();
-        else queue[0] = chunk.subarray(take);
-      }
-      queued -= count;
-      if (queued <= QUEUE_LIMIT && socket.isPaused()) socket.resume();
-      return count;
+      if (failure) return Promise.reject(failure);
+      if (ended) return Promise.resolve(null);
+      return new Promise((resolve, reject) => waiting = { into, resolve, reject });
     },
     write(bytes) {
       return new Promise((resolve, reject) => {
@@ -70,14 +104,14 @@ export function dialNode(url: URL): Promise<WireSocket> {
       socket.destroy();
       ended = true;
       failure ??= new Error("the connection was closed");
-      notify();
+      settleWaiting();
     },
   };
   return new Promise((resolve, reject) => {
     socket.once(tls ? "secureConnect" : "connect", () => resolve(wire));
     socket.on("error", (error) => {
       failure = error;
-      notify();
+      settleWaiting();
       reject(error);
     });
   });

@@ -7,8 +7,9 @@
  */
 import assert from "node:assert/strict";
 import { networkFailureKind } from "../../src/fetch/network_errors.ts";
-import { wireHttpClient } from "../../src/runtime/h1/client.ts";
+import { type Dial, wireHttpClient } from "../../src/runtime/h1/client.ts";
 import { dialDeno } from "../../src/runtime/deno_socket.ts";
+import { dialNode } from "../../src/runtime/node_socket.ts";
 import { type HttpClient, type HttpRequest, runtime } from "../../src/runtime/mod.ts";
 import { freePort } from "../helpers/free_port.ts";
 
@@ -155,20 +156,22 @@ async function until(done: () => boolean): Promise<void> {
   while (!done()) await delay(5);
 }
 
-/** Runs `test` with a scripted server and a client, closing both however it ends. */
-async function withServer(
-  handler: Handler,
-  test: (server: ScriptedServer, client: HttpClient) => Promise<void>,
-  options: { idleMs?: number; client?: () => HttpClient; port?: number } = {},
-): Promise<void> {
-  const server = scriptedServer(handler, options.port);
-  const client = options.client?.() ?? wireHttpClient({ dial: dialDeno, idleMs: options.idleMs });
-  try {
-    await test(server, client);
-  } finally {
-    client.close();
-    await server.close();
-  }
+/** Runs `test` with a scripted server and a client over `dial`'s sockets, closing both however it ends. */
+function serverTester(dial: Dial) {
+  return async function withServer(
+    handler: Handler,
+    test: (server: ScriptedServer, client: HttpClient) => Promise<void>,
+    options: { idleMs?: number; client?: () => HttpClient; port?: number } = {},
+  ): Promise<void> {
+    const server = scriptedServer(handler, options.port);
+    const client = options.client?.() ?? wireHttpClient({ dial, idleMs: options.idleMs });
+    try {
+      await test(server, client);
+    } finally {
+      client.close();
+      await server.close();
+    }
+  };
 }
 
 /** Sends a request and reads its body whole. */
@@ -185,381 +188,392 @@ async function request(
 
 const text = (answer: { body: Uint8Array | undefined }) => utf8(answer.body!);
 
-Deno.test("a Content-Length body arrives whole, however the server's writes split it", async () => {
-  const big = "0123456789abcdef".repeat(8192); // 128 KB: past the read buffer, read straight into the body
-  const long = "v".repeat(40_000); // a header longer than the read buffer: the buffer grows mid-line
-  await withServer(async (conn, _request, index) => {
-    if (index === 0) await drip(conn, ok("x".repeat(600)), 37);
-    if (index === 1) await send(conn, `HTTP/1.1 200 OK\r\nContent-Length: ${big.length}\r\n\r\n${big.slice(0, 999)}`);
-    if (index === 1) await delay(10).then(() => send(conn, big.slice(999)));
-    if (index === 2) await drip(conn, ok("after the long header", `X-Long: ${long}\r\n`), 7000);
-    if (index === 3) await send(conn, ok("once", "Content-Length: 4\r\n")); // the same length twice is one length
-  }, async (server, client) => {
-    const small = await request(client, `${server.url}/`);
-    assert.equal(small.status, 200);
-    assert.equal(text(small), "x".repeat(600));
-    assert.deepEqual((await request(client, `${server.url}/`)).body, new TextEncoder().encode(big));
-    const headed = await request(client, `${server.url}/`);
-    assert.equal(headed.headers.get("x-long"), long);
-    assert.equal(text(headed), "after the long header");
-    assert.equal(text(await request(client, `${server.url}/`)), "once");
-    assert.equal(server.connections, 1);
-    assert.equal(server.requests.length, 4);
-  });
-});
+/**
+ * Every behaviour on both socket kinds the crawls use: Deno's own (Deno.connect) and node:net's (Node's crawls; run here
+ * by Deno's node:net, and on Node itself by the npm tests' crawls).
+ */
+const DIALERS: Array<[string, Dial]> = [["Deno sockets", dialDeno], ["node:net sockets", dialNode]];
 
-Deno.test("a chunked body is decoded, with chunk extensions, trailers, uppercase hex and awkward splits", async () => {
-  const alphabet = "abcdefghijklmnopqrstuvwxyz";
-  const wire = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;foo=bar\r\nhello\r\n" +
-    `1A\r\n${alphabet}\r\n1 ; name="quoted"\r\n!\r\n0\r\nX-Trailer: yes\r\nX-Other: 2\r\n\r\n`;
-  const big = "z".repeat(20_000);
-  await withServer(async (conn, _request, index) => {
-    if (index === 0) await send(conn, wire);
-    if (index === 1) await drip(conn, wire, 1, 1); // a byte at a time: every line and chunk split everywhere
-    if (index === 2) await drip(conn, wire, 6);
-    if (index === 3) {
-      await send(conn, "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n");
-      await drip(conn, `4E20\r\n${big}\r\n4e20\r\n${big}\r\n0\r\n\r\n`, 4096);
-    }
-  }, async (server, client) => {
-    for (let i = 0; i < 3; i++) {
-      const answer = await request(client, `${server.url}/`);
-      assert.equal(text(answer), `hello${alphabet}!`, `response ${i}`);
-      assert.equal(answer.headers.get("x-trailer"), null); // trailers are read and dropped
-    }
-    assert.equal(text(await request(client, `${server.url}/`)), big + big);
-    // Trailers read to their end: the connection was clean for every next response.
-    assert.equal(server.connections, 1);
-    assert.equal(server.requests.length, 4);
-  });
-});
+for (const [sockets, dial] of DIALERS) {
+  const withServer = serverTester(dial);
 
-Deno.test("a body without a length runs to the close, and that connection is not used again", async () => {
-  await withServer(async (conn, _request, index) => {
-    await send(conn, `HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nuntil the end ${index}`);
-    await delay(5);
-    await send(conn, " and more");
-    return "close";
-  }, async (server, client) => {
-    assert.equal(text(await request(client, `${server.url}/`)), "until the end 0 and more");
-    assert.equal(text(await request(client, `${server.url}/`)), "until the end 1 and more");
-    assert.equal(server.connections, 2);
+  Deno.test(`${sockets}: a Content-Length body arrives whole, however the server's writes split it`, async () => {
+    const big = "0123456789abcdef".repeat(8192); // 128 KB: past the read buffer, read straight into the body
+    const long = "v".repeat(40_000); // a header longer than the read buffer: the buffer grows mid-line
+    await withServer(async (conn, _request, index) => {
+      if (index === 0) await drip(conn, ok("x".repeat(600)), 37);
+      if (index === 1) await send(conn, `HTTP/1.1 200 OK\r\nContent-Length: ${big.length}\r\n\r\n${big.slice(0, 999)}`);
+      if (index === 1) await delay(10).then(() => send(conn, big.slice(999)));
+      if (index === 2) await drip(conn, ok("after the long header", `X-Long: ${long}\r\n`), 7000);
+      if (index === 3) await send(conn, ok("once", "Content-Length: 4\r\n")); // the same length twice is one length
+    }, async (server, client) => {
+      const small = await request(client, `${server.url}/`);
+      assert.equal(small.status, 200);
+      assert.equal(text(small), "x".repeat(600));
+      assert.deepEqual((await request(client, `${server.url}/`)).body, new TextEncoder().encode(big));
+      const headed = await request(client, `${server.url}/`);
+      assert.equal(headed.headers.get("x-long"), long);
+      assert.equal(text(headed), "after the long header");
+      assert.equal(text(await request(client, `${server.url}/`)), "once");
+      assert.equal(server.connections, 1);
+      assert.equal(server.requests.length, 4);
+    });
   });
-});
 
-Deno.test("a kept-alive connection carries request after request", async () => {
-  await withServer((conn, _request, index) => send(conn, ok(`answer ${index}`)), async (server, client) => {
-    for (let i = 0; i < 5; i++) assert.equal(text(await request(client, `${server.url}/page/${i}`)), `answer ${i}`);
-    assert.equal(server.connections, 1);
-    assert.deepEqual(server.requests.map((received) => received.connection), [1, 1, 1, 1, 1]);
+  Deno.test(`${sockets}: a chunked body is decoded, with chunk extensions, trailers, uppercase hex and awkward splits`, async () => {
+    const alphabet = "abcdefghijklmnopqrstuvwxyz";
+    const wire = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;foo=bar\r\nhello\r\n" +
+      `1A\r\n${alphabet}\r\n1 ; name="quoted"\r\n!\r\n0\r\nX-Trailer: yes\r\nX-Other: 2\r\n\r\n`;
+    const big = "z".repeat(20_000);
+    await withServer(async (conn, _request, index) => {
+      if (index === 0) await send(conn, wire);
+      if (index === 1) await drip(conn, wire, 1, 1); // a byte at a time: every line and chunk split everywhere
+      if (index === 2) await drip(conn, wire, 6);
+      if (index === 3) {
+        await send(conn, "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n");
+        await drip(conn, `4E20\r\n${big}\r\n4e20\r\n${big}\r\n0\r\n\r\n`, 4096);
+      }
+    }, async (server, client) => {
+      for (let i = 0; i < 3; i++) {
+        const answer = await request(client, `${server.url}/`);
+        assert.equal(text(answer), `hello${alphabet}!`, `response ${i}`);
+        assert.equal(answer.headers.get("x-trailer"), null); // trailers are read and dropped
+      }
+      assert.equal(text(await request(client, `${server.url}/`)), big + big);
+      // Trailers read to their end: the connection was clean for every next response.
+      assert.equal(server.connections, 1);
+      assert.equal(server.requests.length, 4);
+    });
   });
-});
 
-Deno.test("Connection: close, and HTTP/1.0 without keep-alive, get a new connection for each request", async () => {
-  await withServer(async (conn, request) => {
-    const path = request.head.split(" ")[1];
-    if (path === "/close") await send(conn, ok("closing", "Connection: close\r\n"));
-    if (path === "/http10") await send(conn, "HTTP/1.0 200 OK\r\nContent-Length: 4\r\n\r\nold!");
-    if (path === "/http10-kept") {
-      await send(conn, "HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\nContent-Length: 4\r\n\r\nkept");
-    }
-  }, async (server, client) => {
-    for (let i = 0; i < 3; i++) assert.equal(text(await request(client, `${server.url}/close`)), "closing");
-    assert.equal(server.connections, 3);
-    for (let i = 0; i < 2; i++) assert.equal(text(await request(client, `${server.url}/http10`)), "old!");
-    assert.equal(server.connections, 5);
-    // HTTP/1.0 that asks for keep-alive is kept.
-    for (let i = 0; i < 3; i++) assert.equal(text(await request(client, `${server.url}/http10-kept`)), "kept");
-    assert.equal(server.connections, 6);
-  });
-});
-
-Deno.test("a sloppy head is read as browsers read it: bare LF, no reason phrase, a folded line", async () => {
-  await withServer(async (conn) => {
-    await send(
-      conn,
-      "HTTP/1.1 200\nContent-Type: text/plain\nX-Folded: first\n   second\n\tthird\nContent-Length: 3\n\nabc",
-    );
-  }, async (server, client) => {
-    for (let i = 0; i < 2; i++) {
-      const answer = await request(client, `${server.url}/`);
-      assert.equal(answer.status, 200);
-      assert.equal(answer.headers.get("content-type"), "text/plain");
-      assert.equal(answer.headers.get("x-folded"), "first second third");
-      assert.equal(text(answer), "abc");
-    }
-    assert.equal(server.connections, 1);
-  });
-});
-
-Deno.test("header lines: one with no colon is skipped, bytes past ASCII are Latin-1, Set-Cookie stays apart", async () => {
-  await withServer(async (conn) => {
-    await send(
-      conn,
-      "HTTP/1.1 404 Not Found\r\nSet-Cookie: a=1; Path=/\r\nthis line is no header\r\nX-Latin: caf\xe9 \xff\xa0!\r\n" +
-        "Set-Cookie: b=2\r\nX-After: still read\r\nset-cookie: c=3; HttpOnly\r\nContent-Length: 2\r\n\r\nno",
-    );
-  }, async (server, client) => {
-    const answer = await request(client, `${server.url}/`);
-    assert.equal(answer.status, 404);
-    assert.equal(answer.headers.get("x-latin"), "caf\u00e9 \u00ff\u00a0!");
-    assert.equal(answer.headers.get("x-after"), "still read");
-    assert.deepEqual(answer.headers.getSetCookie(), ["a=1; Path=/", "b=2", "c=3; HttpOnly"]);
-    assert.deepEqual([...new Set(answer.headers.keys())], ["content-length", "set-cookie", "x-after", "x-latin"]);
-    assert.equal(text(answer), "no");
-  });
-});
-
-Deno.test("100 Continue and 103 Early Hints before the answer are skipped", async () => {
-  await withServer(async (conn) => {
-    await send(conn, "HTTP/1.1 100 Continue\r\n\r\n");
-    await delay(5);
-    await send(conn, "HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\n\r\n", ok("real"));
-  }, async (server, client) => {
-    for (let i = 0; i < 2; i++) {
-      const answer = await request(client, `${server.url}/`);
-      assert.equal(answer.status, 200);
-      assert.equal(answer.headers.get("link"), null);
-      assert.equal(text(answer), "real");
-    }
-    assert.equal(server.connections, 1);
-  });
-});
-
-Deno.test("HEAD, 204 and 304 have no body, even with a Content-Length, and the connection is kept", async () => {
-  await withServer(async (conn, request) => {
-    const path = request.head.split(" ")[1];
-    if (request.head.startsWith("HEAD ")) await send(conn, "HTTP/1.1 200 OK\r\nContent-Length: 1234\r\n\r\n");
-    else if (path === "/204") await send(conn, "HTTP/1.1 204 No Content\r\n\r\n");
-    else if (path === "/304") await send(conn, 'HTTP/1.1 304 Not Modified\r\nContent-Length: 99\r\nETag: "e"\r\n\r\n');
-    else await send(conn, ok("the body"));
-  }, async (server, client) => {
-    const head = await request(client, `${server.url}/`, { method: "HEAD" });
-    assert.equal(head.status, 200);
-    assert.equal(head.headers.get("content-length"), "1234");
-    assert.equal(head.body?.length, 0);
-    const none = await request(client, `${server.url}/204`);
-    assert.deepEqual([none.status, none.body?.length], [204, 0]);
-    const same = await request(client, `${server.url}/304`);
-    assert.deepEqual([same.status, same.body?.length, same.headers.get("etag")], [304, 0, '"e"']);
-    assert.equal(text(await request(client, `${server.url}/`)), "the body");
-    assert.equal(server.connections, 1);
-    assert.equal(server.requests.length, 4);
-  });
-});
-
-Deno.test("a GET on a kept connection the server closed meanwhile is sent again on a new one", async () => {
-  await withServer(async (conn, _request, index) => {
-    await send(conn, ok(`answer ${index}`));
-    return "close"; // says nothing of it: the client finds out on its next request
-  }, async (server, client) => {
-    assert.equal(text(await request(client, `${server.url}/`)), "answer 0");
-    await until(() => server.closed === 1);
-    assert.equal(text(await request(client, `${server.url}/`)), "answer 1");
-    assert.equal(server.connections, 2);
-    assert.equal(server.requests.length, 2);
-  });
-});
-
-Deno.test("when several kept connections went stale, the GET sent again goes on a new one", async () => {
-  await withServer(async (conn, _request, index) => {
-    await send(conn, ok(`answer ${index}`));
-    return "close";
-  }, async (server, client) => {
-    // Two at once: two connections go back to the pool, and the server closes both.
-    const answers = await Promise.all([request(client, `${server.url}/a`), request(client, `${server.url}/b`)]);
-    assert.deepEqual(answers.map(text).sort(), ["answer 0", "answer 1"]);
-    await until(() => server.closed === 2);
-    assert.equal(text(await request(client, `${server.url}/`)), "answer 2");
-    assert.equal(server.connections, 3);
-  });
-});
-
-Deno.test("a POST on a kept connection the server closed meanwhile fails, and is not sent twice", async () => {
-  await withServer(async (conn) => {
-    await send(conn, ok("stored"));
-    return "close";
-  }, async (server, client) => {
-    const first = await request(client, `${server.url}/form`, { method: "POST", body: "a=1" });
-    assert.equal(text(first), "stored");
-    await until(() => server.closed === 1);
-    await assert.rejects(
-      request(client, `${server.url}/form`, { method: "POST", body: "b=2" }),
-      /connection closed before message completed|reset|broken pipe/i,
-    );
-    assert.equal(server.connections, 1);
-    assert.deepEqual(server.requests.map((received) => utf8(received.body)), ["a=1"]);
-  });
-});
-
-Deno.test("a response that is no HTTP, or has two lengths, or too large a head, rejects the request", async () => {
-  const pad = `X-Pad: ${"p".repeat(1000)}\r\n`.repeat(300); // some 300 KB of header lines
-  await withServer(async (conn, request) => {
-    const path = request.head.split(" ")[1];
-    if (path === "/garbage") await send(conn, "SSH-2.0-OpenSSH_9.6\r\n\r\n");
-    if (path === "/lengths") await send(conn, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\nContent-Length: 12\r\n\r\n");
-    if (path === "/huge") await send(conn, `HTTP/1.1 200 OK\r\n${pad}\r\n`);
-    if (path === "/line") await send(conn, `HTTP/1.1 200 OK\r\nX-Line: ${"l".repeat(300_000)}\r\n\r\n`);
-    return "close";
-  }, async (server, client) => {
-    await assert.rejects(request(client, `${server.url}/garbage`), /not an HTTP\/1 response: "SSH-2\.0/);
-    await assert.rejects(request(client, `${server.url}/lengths`), /Content-Length is not one length: "10, 12"/);
-    await assert.rejects(request(client, `${server.url}/huge`), /response head is larger than 256 KB/);
-    await assert.rejects(request(client, `${server.url}/line`), /longer than \d+ bytes/);
-    assert.equal(server.requests.length, 4);
-  });
-});
-
-Deno.test("a bad chunk size, or a body cut short, rejects bytes()", async () => {
-  await withServer(async (conn, request) => {
-    const path = request.head.split(" ")[1];
-    if (path === "/chunk") {
-      await send(conn, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\nzz\r\n");
-    }
-    if (path === "/short") await send(conn, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc");
-    if (path === "/chunk-short") await send(conn, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n9\r\nabc");
-    return "close";
-  }, async (server, client) => {
-    const url = (path: string) => new URL(`${server.url}${path}`);
-    const chunk = await client.fetch(url("/chunk"), { method: "GET", headers: new Headers() });
-    await assert.rejects(chunk.bytes(1000), /bad chunk size "zz" in a chunked body/);
-    const short = await client.fetch(url("/short"), { method: "GET", headers: new Headers() });
-    assert.equal(short.status, 200);
-    await assert.rejects(short.bytes(1000), /the connection closed 7 bytes before the body's end/);
-    const chunkShort = await client.fetch(url("/chunk-short"), { method: "GET", headers: new Headers() });
-    await assert.rejects(chunkShort.bytes(1000), /closed before the chunked body's end/);
-  });
-});
-
-Deno.test("a server that closes a new connection without an answer fails as a closed connection", async () => {
-  await withServer(() => Promise.resolve("close"), async (server, client) => {
-    const error = await request(client, `${server.url}/`).then(() => undefined, (error) => error);
-    assert.match(String(error?.message), /connection closed before message completed/);
-    assert.equal(networkFailureKind(error), "closed");
-    assert.equal(server.requests.length, 1); // not sent again: the connection was a new one
-  });
-});
-
-Deno.test("a body past the limit gives undefined, in every framing, and its connection is not kept", async () => {
-  const body = "b".repeat(5000);
-  await withServer(async (conn, request) => {
-    const path = request.head.split(" ")[1];
-    if (path === "/length") await send(conn, ok(body));
-    if (path === "/chunked") {
-      await send(conn, `HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n`);
-      await drip(conn, `${(1000).toString(16)}\r\n${"b".repeat(1000)}\r\n`.repeat(5) + "0\r\n\r\n", 1500);
-    }
-    if (path === "/close") {
-      await send(conn, `HTTP/1.1 200 OK\r\n\r\n`);
-      await drip(conn, body, 1000);
+  Deno.test(`${sockets}: a body without a length runs to the close, and that connection is not used again`, async () => {
+    await withServer(async (conn, _request, index) => {
+      await send(conn, `HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nuntil the end ${index}`);
+      await delay(5);
+      await send(conn, " and more");
       return "close";
-    }
-  }, async (server, client) => {
-    for (const path of ["/length", "/chunked", "/close"]) {
-      const over = await request(client, `${server.url}${path}`, {}, 4999);
-      assert.equal(over.status, 200);
-      assert.equal(over.body, undefined, path);
-    }
-    assert.equal(server.connections, 3);
-    // At the limit exactly, the body is whole.
-    for (const path of ["/length", "/chunked", "/close"]) {
-      assert.equal(text(await request(client, `${server.url}${path}`, {}, 5000)), body, path);
-    }
-  });
-});
-
-Deno.test("aborting while the body is read, or while the answer is awaited, rejects at once", async () => {
-  await withServer(async (conn, request, _index, hang) => {
-    if (request.head.startsWith("GET /head ")) await send(conn, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npart");
-    await hang();
-  }, async (server, client) => {
-    const reading = new AbortController();
-    const response = await client.fetch(new URL(`${server.url}/head`), {
-      method: "GET",
-      headers: new Headers(),
-      signal: reading.signal,
+    }, async (server, client) => {
+      assert.equal(text(await request(client, `${server.url}/`)), "until the end 0 and more");
+      assert.equal(text(await request(client, `${server.url}/`)), "until the end 1 and more");
+      assert.equal(server.connections, 2);
     });
-    const bytes = response.bytes(1000);
-    reading.abort();
-    await assert.rejects(bytes, { name: "AbortError" });
-    const waiting = new AbortController();
-    const fetching = client.fetch(new URL(`${server.url}/nothing`), {
-      method: "GET",
-      headers: new Headers(),
-      signal: waiting.signal,
+  });
+
+  Deno.test(`${sockets}: a kept-alive connection carries request after request`, async () => {
+    await withServer((conn, _request, index) => send(conn, ok(`answer ${index}`)), async (server, client) => {
+      for (let i = 0; i < 5; i++) assert.equal(text(await request(client, `${server.url}/page/${i}`)), `answer ${i}`);
+      assert.equal(server.connections, 1);
+      assert.deepEqual(server.requests.map((received) => received.connection), [1, 1, 1, 1, 1]);
     });
-    await until(() => server.requests.length === 2);
-    waiting.abort();
-    await assert.rejects(fetching, { name: "AbortError" });
   });
-});
 
-Deno.test("aborting after the answer came, before its body is read, rejects bytes() and drops the connection", async () => {
-  await withServer((conn) => send(conn, ok("hello")), async (server, client) => {
-    const controller = new AbortController();
-    const response = await client.fetch(new URL(`${server.url}/`), {
-      method: "GET",
-      headers: new Headers(),
-      signal: controller.signal,
+  Deno.test(`${sockets}: Connection: close, and HTTP/1.0 without keep-alive, get a new connection for each request`, async () => {
+    await withServer(async (conn, request) => {
+      const path = request.head.split(" ")[1];
+      if (path === "/close") await send(conn, ok("closing", "Connection: close\r\n"));
+      if (path === "/http10") await send(conn, "HTTP/1.0 200 OK\r\nContent-Length: 4\r\n\r\nold!");
+      if (path === "/http10-kept") {
+        await send(conn, "HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\nContent-Length: 4\r\n\r\nkept");
+      }
+    }, async (server, client) => {
+      for (let i = 0; i < 3; i++) assert.equal(text(await request(client, `${server.url}/close`)), "closing");
+      assert.equal(server.connections, 3);
+      for (let i = 0; i < 2; i++) assert.equal(text(await request(client, `${server.url}/http10`)), "old!");
+      assert.equal(server.connections, 5);
+      // HTTP/1.0 that asks for keep-alive is kept.
+      for (let i = 0; i < 3; i++) assert.equal(text(await request(client, `${server.url}/http10-kept`)), "kept");
+      assert.equal(server.connections, 6);
     });
-    await delay(20); // the body, sent with the head, is in the read buffer by now
-    controller.abort();
-    await assert.rejects(response.bytes(1000), { name: "AbortError" });
-    // The aborted connection (its socket closed) did not go back to the pool: a POST is not retried, so it shows.
-    assert.equal(text(await request(client, `${server.url}/`, { method: "POST", body: "x" })), "hello");
-    assert.equal(server.connections, 2);
   });
-});
 
-Deno.test("connecting to a port nobody listens on fails as refused", async () => {
-  const client = wireHttpClient({ dial: dialDeno });
-  try {
-    const port = await freePort();
-    const error = await request(client, `http://127.0.0.1:${port}/`).then(() => undefined, (error) => error);
-    assert.ok(error instanceof Error);
-    assert.equal(networkFailureKind(error), "refused");
-  } finally {
-    client.close();
-  }
-});
-
-Deno.test("the request goes out as sent: request line, host with port, the caller's headers, the body's length", async () => {
-  await withServer((conn) => send(conn, ok("")), async (server, client) => {
-    const headers = new Headers({ "User-Agent": "netweir-test/1", Accept: "text/html" });
-    await request(client, `${server.url}/path?q=1#fragment`, { headers });
-    await request(client, `${server.url}/form`, { method: "POST", body: "name=caf\u00e9" });
-    await request(client, `${server.url}/empty`, { method: "POST" });
-    const [get, post, empty] = server.requests.map((received) => received.head.split("\r\n"));
-    const port = new URL(server.url).port;
-    assert.equal(get[0], "GET /path?q=1 HTTP/1.1");
-    assert.ok(get.includes(`host: 127.0.0.1:${port}`), get.join("|"));
-    assert.ok(get.includes("user-agent: netweir-test/1") && get.includes("accept: text/html"), get.join("|"));
-    assert.equal(get.some((line) => /^content-length:/i.test(line)), false);
-    assert.equal(post[0], "POST /form HTTP/1.1");
-    assert.ok(post.includes("content-length: 10"), post.join("|")); // é is two bytes in UTF-8
-    assert.equal(utf8(server.requests[1].body), "name=caf\u00e9");
-    assert.ok(empty.includes("content-length: 0"), empty.join("|"));
-    assert.equal(server.connections, 1);
+  Deno.test(`${sockets}: a sloppy head is read as browsers read it: bare LF, no reason phrase, a folded line`, async () => {
+    await withServer(async (conn) => {
+      await send(
+        conn,
+        "HTTP/1.1 200\nContent-Type: text/plain\nX-Folded: first\n   second\n\tthird\nContent-Length: 3\n\nabc",
+      );
+    }, async (server, client) => {
+      for (let i = 0; i < 2; i++) {
+        const answer = await request(client, `${server.url}/`);
+        assert.equal(answer.status, 200);
+        assert.equal(answer.headers.get("content-type"), "text/plain");
+        assert.equal(answer.headers.get("x-folded"), "first second third");
+        assert.equal(text(answer), "abc");
+      }
+      assert.equal(server.connections, 1);
+    });
   });
-});
 
-Deno.test("a cancelled body's connection is not used again", async () => {
-  await withServer((conn) => send(conn, ok("unread body")), async (server, client) => {
-    const response = await client.fetch(new URL(`${server.url}/`), { method: "GET", headers: new Headers() });
-    await response.cancel();
-    assert.equal(text(await request(client, `${server.url}/`)), "unread body");
-    assert.equal(server.connections, 2);
+  Deno.test(`${sockets}: header lines: one with no colon is skipped, bytes past ASCII are Latin-1, Set-Cookie stays apart`, async () => {
+    await withServer(async (conn) => {
+      await send(
+        conn,
+        "HTTP/1.1 404 Not Found\r\nSet-Cookie: a=1; Path=/\r\nthis line is no header\r\nX-Latin: caf\xe9 \xff\xa0!\r\n" +
+          "Set-Cookie: b=2\r\nX-After: still read\r\nset-cookie: c=3; HttpOnly\r\nContent-Length: 2\r\n\r\nno",
+      );
+    }, async (server, client) => {
+      const answer = await request(client, `${server.url}/`);
+      assert.equal(answer.status, 404);
+      assert.equal(answer.headers.get("x-latin"), "caf\u00e9 \u00ff\u00a0!");
+      assert.equal(answer.headers.get("x-after"), "still read");
+      assert.deepEqual(answer.headers.getSetCookie(), ["a=1; Path=/", "b=2", "c=3; HttpOnly"]);
+      assert.deepEqual([...new Set(answer.headers.keys())], ["content-length", "set-cookie", "x-after", "x-latin"]);
+      assert.equal(text(answer), "no");
+    });
   });
-});
 
-Deno.test("a connection idle for longer than idleMs is not used again", async () => {
-  await withServer((conn) => send(conn, ok("fresh")), async (server, client) => {
-    assert.equal(text(await request(client, `${server.url}/`)), "fresh");
-    await delay(120);
-    assert.equal(text(await request(client, `${server.url}/`)), "fresh");
-    assert.equal(server.connections, 2);
-  }, { idleMs: 50 });
-});
+  Deno.test(`${sockets}: 100 Continue and 103 Early Hints before the answer are skipped`, async () => {
+    await withServer(async (conn) => {
+      await send(conn, "HTTP/1.1 100 Continue\r\n\r\n");
+      await delay(5);
+      await send(conn, "HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\n\r\n", ok("real"));
+    }, async (server, client) => {
+      for (let i = 0; i < 2; i++) {
+        const answer = await request(client, `${server.url}/`);
+        assert.equal(answer.status, 200);
+        assert.equal(answer.headers.get("link"), null);
+        assert.equal(text(answer), "real");
+      }
+      assert.equal(server.connections, 1);
+    });
+  });
+
+  Deno.test(`${sockets}: HEAD, 204 and 304 have no body, even with a Content-Length, and the connection is kept`, async () => {
+    await withServer(async (conn, request) => {
+      const path = request.head.split(" ")[1];
+      if (request.head.startsWith("HEAD ")) await send(conn, "HTTP/1.1 200 OK\r\nContent-Length: 1234\r\n\r\n");
+      else if (path === "/204") await send(conn, "HTTP/1.1 204 No Content\r\n\r\n");
+      else if (path === "/304") {
+        await send(conn, 'HTTP/1.1 304 Not Modified\r\nContent-Length: 99\r\nETag: "e"\r\n\r\n');
+      } else await send(conn, ok("the body"));
+    }, async (server, client) => {
+      const head = await request(client, `${server.url}/`, { method: "HEAD" });
+      assert.equal(head.status, 200);
+      assert.equal(head.headers.get("content-length"), "1234");
+      assert.equal(head.body?.length, 0);
+      const none = await request(client, `${server.url}/204`);
+      assert.deepEqual([none.status, none.body?.length], [204, 0]);
+      const same = await request(client, `${server.url}/304`);
+      assert.deepEqual([same.status, same.body?.length, same.headers.get("etag")], [304, 0, '"e"']);
+      assert.equal(text(await request(client, `${server.url}/`)), "the body");
+      assert.equal(server.connections, 1);
+      assert.equal(server.requests.length, 4);
+    });
+  });
+
+  Deno.test(`${sockets}: a GET on a kept connection the server closed meanwhile is sent again on a new one`, async () => {
+    await withServer(async (conn, _request, index) => {
+      await send(conn, ok(`answer ${index}`));
+      return "close"; // says nothing of it: the client finds out on its next request
+    }, async (server, client) => {
+      assert.equal(text(await request(client, `${server.url}/`)), "answer 0");
+      await until(() => server.closed === 1);
+      assert.equal(text(await request(client, `${server.url}/`)), "answer 1");
+      assert.equal(server.connections, 2);
+      assert.equal(server.requests.length, 2);
+    });
+  });
+
+  Deno.test(`${sockets}: when several kept connections went stale, the GET sent again goes on a new one`, async () => {
+    await withServer(async (conn, _request, index) => {
+      await send(conn, ok(`answer ${index}`));
+      return "close";
+    }, async (server, client) => {
+      // Two at once: two connections go back to the pool, and the server closes both.
+      const answers = await Promise.all([request(client, `${server.url}/a`), request(client, `${server.url}/b`)]);
+      assert.deepEqual(answers.map(text).sort(), ["answer 0", "answer 1"]);
+      await until(() => server.closed === 2);
+      assert.equal(text(await request(client, `${server.url}/`)), "answer 2");
+      assert.equal(server.connections, 3);
+    });
+  });
+
+  Deno.test(`${sockets}: a POST on a kept connection the server closed meanwhile fails, and is not sent twice`, async () => {
+    await withServer(async (conn) => {
+      await send(conn, ok("stored"));
+      return "close";
+    }, async (server, client) => {
+      const first = await request(client, `${server.url}/form`, { method: "POST", body: "a=1" });
+      assert.equal(text(first), "stored");
+      await until(() => server.closed === 1);
+      await assert.rejects(
+        request(client, `${server.url}/form`, { method: "POST", body: "b=2" }),
+        /connection closed before message completed|reset|broken pipe/i,
+      );
+      assert.equal(server.connections, 1);
+      assert.deepEqual(server.requests.map((received) => utf8(received.body)), ["a=1"]);
+    });
+  });
+
+  Deno.test(`${sockets}: a response that is no HTTP, or has two lengths, or too large a head, rejects the request`, async () => {
+    const pad = `X-Pad: ${"p".repeat(1000)}\r\n`.repeat(300); // some 300 KB of header lines
+    await withServer(async (conn, request) => {
+      const path = request.head.split(" ")[1];
+      if (path === "/garbage") await send(conn, "SSH-2.0-OpenSSH_9.6\r\n\r\n");
+      if (path === "/lengths") await send(conn, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\nContent-Length: 12\r\n\r\n");
+      if (path === "/huge") await send(conn, `HTTP/1.1 200 OK\r\n${pad}\r\n`);
+      if (path === "/line") await send(conn, `HTTP/1.1 200 OK\r\nX-Line: ${"l".repeat(300_000)}\r\n\r\n`);
+      return "close";
+    }, async (server, client) => {
+      await assert.rejects(request(client, `${server.url}/garbage`), /not an HTTP\/1 response: "SSH-2\.0/);
+      await assert.rejects(request(client, `${server.url}/lengths`), /Content-Length is not one length: "10, 12"/);
+      await assert.rejects(request(client, `${server.url}/huge`), /response head is larger than 256 KB/);
+      await assert.rejects(request(client, `${server.url}/line`), /longer than \d+ bytes/);
+      assert.equal(server.requests.length, 4);
+    });
+  });
+
+  Deno.test(`${sockets}: a bad chunk size, or a body cut short, rejects bytes()`, async () => {
+    await withServer(async (conn, request) => {
+      const path = request.head.split(" ")[1];
+      if (path === "/chunk") {
+        await send(conn, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\nzz\r\n");
+      }
+      if (path === "/short") await send(conn, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc");
+      if (path === "/chunk-short") await send(conn, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n9\r\nabc");
+      return "close";
+    }, async (server, client) => {
+      const url = (path: string) => new URL(`${server.url}${path}`);
+      const chunk = await client.fetch(url("/chunk"), { method: "GET", headers: new Headers() });
+      await assert.rejects(chunk.bytes(1000), /bad chunk size "zz" in a chunked body/);
+      const short = await client.fetch(url("/short"), { method: "GET", headers: new Headers() });
+      assert.equal(short.status, 200);
+      await assert.rejects(short.bytes(1000), /the connection closed 7 bytes before the body's end/);
+      const chunkShort = await client.fetch(url("/chunk-short"), { method: "GET", headers: new Headers() });
+      await assert.rejects(chunkShort.bytes(1000), /closed before the chunked body's end/);
+    });
+  });
+
+  Deno.test(`${sockets}: a server that closes a new connection without an answer fails as a closed connection`, async () => {
+    await withServer(() => Promise.resolve("close"), async (server, client) => {
+      const error = await request(client, `${server.url}/`).then(() => undefined, (error) => error);
+      assert.match(String(error?.message), /connection closed before message completed/);
+      assert.equal(networkFailureKind(error), "closed");
+      assert.equal(server.requests.length, 1); // not sent again: the connection was a new one
+    });
+  });
+
+  Deno.test(`${sockets}: a body past the limit gives undefined, in every framing, and its connection is not kept`, async () => {
+    const body = "b".repeat(5000);
+    await withServer(async (conn, request) => {
+      const path = request.head.split(" ")[1];
+      if (path === "/length") await send(conn, ok(body));
+      if (path === "/chunked") {
+        await send(conn, `HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n`);
+        await drip(conn, `${(1000).toString(16)}\r\n${"b".repeat(1000)}\r\n`.repeat(5) + "0\r\n\r\n", 1500);
+      }
+      if (path === "/close") {
+        await send(conn, `HTTP/1.1 200 OK\r\n\r\n`);
+        await drip(conn, body, 1000);
+        return "close";
+      }
+    }, async (server, client) => {
+      for (const path of ["/length", "/chunked", "/close"]) {
+        const over = await request(client, `${server.url}${path}`, {}, 4999);
+        assert.equal(over.status, 200);
+        assert.equal(over.body, undefined, path);
+      }
+      assert.equal(server.connections, 3);
+      // At the limit exactly, the body is whole.
+      for (const path of ["/length", "/chunked", "/close"]) {
+        assert.equal(text(await request(client, `${server.url}${path}`, {}, 5000)), body, path);
+      }
+    });
+  });
+
+  Deno.test(`${sockets}: aborting while the body is read, or while the answer is awaited, rejects at once`, async () => {
+    await withServer(async (conn, request, _index, hang) => {
+      if (request.head.startsWith("GET /head ")) await send(conn, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npart");
+      await hang();
+    }, async (server, client) => {
+      const reading = new AbortController();
+      const response = await client.fetch(new URL(`${server.url}/head`), {
+        method: "GET",
+        headers: new Headers(),
+        signal: reading.signal,
+      });
+      const bytes = response.bytes(1000);
+      reading.abort();
+      await assert.rejects(bytes, { name: "AbortError" });
+      const waiting = new AbortController();
+      const fetching = client.fetch(new URL(`${server.url}/nothing`), {
+        method: "GET",
+        headers: new Headers(),
+        signal: waiting.signal,
+      });
+      await until(() => server.requests.length === 2);
+      waiting.abort();
+      await assert.rejects(fetching, { name: "AbortError" });
+    });
+  });
+
+  Deno.test(`${sockets}: aborting after the answer came, before its body is read, rejects bytes() and drops the connection`, async () => {
+    await withServer((conn) => send(conn, ok("hello")), async (server, client) => {
+      const controller = new AbortController();
+      const response = await client.fetch(new URL(`${server.url}/`), {
+        method: "GET",
+        headers: new Headers(),
+        signal: controller.signal,
+      });
+      await delay(20); // the body, sent with the head, is in the read buffer by now
+      controller.abort();
+      await assert.rejects(response.bytes(1000), { name: "AbortError" });
+      // The aborted connection (its socket closed) did not go back to the pool: a POST is not retried, so it shows.
+      assert.equal(text(await request(client, `${server.url}/`, { method: "POST", body: "x" })), "hello");
+      assert.equal(server.connections, 2);
+    });
+  });
+
+  Deno.test(`${sockets}: connecting to a port nobody listens on fails as refused`, async () => {
+    const client = wireHttpClient({ dial });
+    try {
+      const port = await freePort();
+      const error = await request(client, `http://127.0.0.1:${port}/`).then(() => undefined, (error) => error);
+      assert.ok(error instanceof Error);
+      assert.equal(networkFailureKind(error), "refused");
+    } finally {
+      client.close();
+    }
+  });
+
+  Deno.test(`${sockets}: the request goes out as sent: request line, host with port, the caller's headers, the body's length`, async () => {
+    await withServer((conn) => send(conn, ok("")), async (server, client) => {
+      const headers = new Headers({ "User-Agent": "netweir-test/1", Accept: "text/html" });
+      await request(client, `${server.url}/path?q=1#fragment`, { headers });
+      await request(client, `${server.url}/form`, { method: "POST", body: "name=caf\u00e9" });
+      await request(client, `${server.url}/empty`, { method: "POST" });
+      const [get, post, empty] = server.requests.map((received) => received.head.split("\r\n"));
+      const port = new URL(server.url).port;
+      assert.equal(get[0], "GET /path?q=1 HTTP/1.1");
+      assert.ok(get.includes(`host: 127.0.0.1:${port}`), get.join("|"));
+      assert.ok(get.includes("user-agent: netweir-test/1") && get.includes("accept: text/html"), get.join("|"));
+      assert.equal(get.some((line) => /^content-length:/i.test(line)), false);
+      assert.equal(post[0], "POST /form HTTP/1.1");
+      assert.ok(post.includes("content-length: 10"), post.join("|")); // é is two bytes in UTF-8
+      assert.equal(utf8(server.requests[1].body), "name=caf\u00e9");
+      assert.ok(empty.includes("content-length: 0"), empty.join("|"));
+      assert.equal(server.connections, 1);
+    });
+  });
+
+  Deno.test(`${sockets}: a cancelled body's connection is not used again`, async () => {
+    await withServer((conn) => send(conn, ok("unread body")), async (server, client) => {
+      const response = await client.fetch(new URL(`${server.url}/`), { method: "GET", headers: new Headers() });
+      await response.cancel();
+      assert.equal(text(await request(client, `${server.url}/`)), "unread body");
+      assert.equal(server.connections, 2);
+    });
+  });
+
+  Deno.test(`${sockets}: a connection idle for longer than idleMs is not used again`, async () => {
+    await withServer((conn) => send(conn, ok("fresh")), async (server, client) => {
+      assert.equal(text(await request(client, `${server.url}/`)), "fresh");
+      await delay(120);
+      assert.equal(text(await request(client, `${server.url}/`)), "fresh");
+      assert.equal(server.connections, 2);
+    }, { idleMs: 50 });
+  });
+}
 
 /** Ports on the Fetch standard's bad-port list (as in tests/fetch/network_errors_test.ts), tried in turn. */
 const BAD_PORTS = [6000, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080, 4190, 5060, 5061, 6566];
@@ -574,7 +588,7 @@ Deno.test("Deno's runtime client is this client: it reaches a port the Fetch sta
     }
   });
   if (port === undefined) throw new Error("no port of the bad-port list is free");
-  await withServer((conn) => send(conn, ok("on a bad port", "X-Raw: yes\r\n")), async (server, client) => {
+  await serverTester(dialDeno)((conn) => send(conn, ok("on a bad port", "X-Raw: yes\r\n")), async (server, client) => {
     for (let i = 0; i < 2; i++) {
       const answer = await request(client, `${server.url}/`);
       assert.equal(answer.headers.get("x-raw"), "yes");
