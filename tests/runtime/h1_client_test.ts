@@ -161,10 +161,10 @@ function serverTester(dial: Dial) {
   return async function withServer(
     handler: Handler,
     test: (server: ScriptedServer, client: HttpClient) => Promise<void>,
-    options: { idleMs?: number; client?: () => HttpClient; port?: number } = {},
+    options: { idleMs?: number; maxIdle?: number; client?: () => HttpClient; port?: number } = {},
   ): Promise<void> {
     const server = scriptedServer(handler, options.port);
-    const client = options.client?.() ?? wireHttpClient({ dial, idleMs: options.idleMs });
+    const client = options.client?.() ?? wireHttpClient({ dial, idleMs: options.idleMs, maxIdle: options.maxIdle });
     try {
       await test(server, client);
     } finally {
@@ -572,6 +572,19 @@ for (const [sockets, dial] of DIALERS) {
       assert.equal(text(await request(client, `${server.url}/`)), "fresh");
       assert.equal(server.connections, 2);
     }, { idleMs: 50 });
+  });
+
+  Deno.test(`${sockets}: past maxIdle idle connections in all, the oldest is closed`, async () => {
+    await withServer((conn, _request, index) => send(conn, ok(`answer ${index}`)), async (server, client) => {
+      // Three at once: three connections, of which only two may wait idle afterwards.
+      const answers = await Promise.all(["/a", "/b", "/c"].map((path) => request(client, `${server.url}${path}`)));
+      assert.deepEqual(answers.map((answer) => answer.status), [200, 200, 200]);
+      assert.equal(server.connections, 3);
+      await until(() => server.closed === 1);
+      for (let i = 0; i < 2; i++) await request(client, `${server.url}/again`);
+      assert.equal(server.connections, 3);
+      assert.equal(server.closed, 1);
+    }, { maxIdle: 2 });
   });
 }
 

@@ -23,12 +23,19 @@ export interface WireClientOptions {
   unrefTimer?: (timer: ReturnType<typeof setInterval>) => void;
   /** How long an idle connection is kept; IDLE_MS by default. */
   idleMs?: number;
+  /** How many idle connections are kept in all; MAX_IDLE by default. */
+  maxIdle?: number;
 }
 
 /** Below the 5 s keep-alive timeout many servers use (Apache's default), so a kept connection is seldom a dead one. */
 export const IDLE_MS = 4_000;
 /** Idle connections kept per origin; more are closed as they come back. */
 const MAX_IDLE_PER_ORIGIN = 256;
+/**
+ * Idle connections kept in all: a crawl over many hosts would otherwise hold one socket for each host of the last
+ * IDLE_MS, against the process's limit of open files.
+ */
+export const MAX_IDLE = 512;
 /** Methods that may be sent twice: the one sent on a connection the server had closed never reached it. */
 const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"]);
 /** Methods whose requests carry a body, so an empty one is still announced with a length. */
@@ -92,6 +99,7 @@ function connect(dial: Dial, url: URL, signal: AbortSignal | undefined): Promise
 /** A client over `options.dial`'s sockets. */
 export function wireHttpClient(options: WireClientOptions): HttpClient {
   const idleMs = options.idleMs ?? IDLE_MS;
+  const maxIdle = options.maxIdle ?? MAX_IDLE;
   const idle = new Map<string, Idle[]>();
   const busy = new Set<Wire>();
   let idleCount = 0;
@@ -145,6 +153,13 @@ export function wireHttpClient(options: WireClientOptions): HttpClient {
     if (list.length > MAX_IDLE_PER_ORIGIN) {
       drop(list.shift()!.wire);
       idleCount--;
+    }
+    if (idleCount > maxIdle) {
+      // The origin first in the map has had idle connections the longest without a pause: its oldest one goes.
+      const [oldestKey, oldest] = idle.entries().next().value!;
+      drop(oldest.shift()!.wire);
+      idleCount--;
+      if (oldest.length === 0) idle.delete(oldestKey);
     }
     if (sweeper === undefined) {
       sweeper = setInterval(sweep, idleMs);
