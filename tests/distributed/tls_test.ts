@@ -4,82 +4,16 @@
  * a client certificate with `cert=` and `key=`.
  */
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { Queue } from "../../src/queue/queue.ts";
 import { runCli } from "../helpers/cli.ts";
+import { makeCertificates } from "../helpers/certificates.ts";
 import { startFixtureSite } from "../helpers/fixture_site.ts";
 import { freePort } from "../helpers/free_port.ts";
 import { type RedisServer, startRedis } from "../helpers/redis.ts";
 import { bookUrls, readItems, startCrawler } from "./_crawl.ts";
-
-const run = promisify(execFile);
-
-/** A CA, a server certificate for 127.0.0.1 only, and a client certificate, all signed by the CA. */
-async function makeCertificates(
-  dir: string,
-): Promise<Record<"ca" | "serverCert" | "serverKey" | "clientCert" | "clientKey", string>> {
-  const path = (name: string) => join(dir, name);
-  const openssl = (...args: string[]) => run("openssl", args, { cwd: dir });
-  await openssl(
-    "req",
-    "-x509",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-days",
-    "2",
-    "-subj",
-    "/CN=Netweir test CA",
-    "-keyout",
-    "ca.key",
-    "-out",
-    "ca.pem",
-  );
-  for (const [name, subject, san] of [["server", "/CN=127.0.0.1", "IP:127.0.0.1"], ["client", "/CN=crawler", ""]]) {
-    await openssl(
-      "req",
-      "-newkey",
-      "rsa:2048",
-      "-nodes",
-      "-subj",
-      subject,
-      "-keyout",
-      `${name}.key`,
-      "-out",
-      `${name}.csr`,
-    );
-    const extensions = san ? `subjectAltName=${san}\n` : "extendedKeyUsage=clientAuth\n";
-    await writeFile(path(`${name}.ext`), extensions);
-    await openssl(
-      "x509",
-      "-req",
-      "-in",
-      `${name}.csr`,
-      "-CA",
-      "ca.pem",
-      "-CAkey",
-      "ca.key",
-      "-CAcreateserial",
-      "-days",
-      "2",
-      "-extfile",
-      `${name}.ext`,
-      "-out",
-      `${name}.pem`,
-    );
-  }
-  return {
-    ca: path("ca.pem"),
-    serverCert: path("server.pem"),
-    serverKey: path("server.key"),
-    clientCert: path("client.pem"),
-    clientKey: path("client.key"),
-  };
-}
 
 /** A redis-server with a TLS port beside its plain one (which the helper uses to see it is up). */
 async function startTlsRedis(
