@@ -69,7 +69,7 @@ async function client(name: string, at: number): Promise<Get> {
       // Deno's sockets on Deno, Node's on Node, as each runtime's crawls dial.
       const { dial } = "Deno" in globalThis
         ? { dial: (await import("../../src/runtime/deno_socket.ts")).dialDeno }
-        : { dial: (await import("../../src/runtime/node_socket.ts")).dialNode };
+        : { dial: (await import("../../src/runtime/node_socket.ts")).nodeDialer() };
       const http = wireHttpClient({ dial });
       const headers = new Headers();
       return async (url) =>

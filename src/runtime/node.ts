@@ -10,7 +10,7 @@ import { parentPort, Worker } from "node:worker_threads";
 import { setFlagsFromString } from "node:v8";
 import { CRAWL_V8_FLAGS, flagsNotGiven, v8FlagName } from "./heap_flags.ts";
 import { wireHttpClient } from "./h1/client.ts";
-import { dialNode } from "./node_socket.ts";
+import { nodeDialer } from "./node_socket.ts";
 import { fromWebResponse } from "./web_response.ts";
 import { commonJsProblem } from "./module_type.ts";
 import { processSignals } from "./signals.ts";
@@ -55,7 +55,7 @@ function startBundledWorker(sea: SingleExecutable): Worker {
  * CPU of node:http for the same pages, and a third of Node's fetch (docs/design/engine.md, "The HTTP client").
  */
 function httpClient(options: HttpClientOptions): HttpClient {
-  if (!options.proxy) return wireHttpClient({ dial: dialNode, unrefTimer: (timer) => timer.unref() });
+  if (!options.proxy) return wireHttpClient({ dial: nodeDialer(), unrefTimer: (timer) => timer.unref() });
   // node:http has no proxy support; undici (the library behind Node's fetch) does, so it is loaded only when a
   // proxy is asked for.
   const proxy = options.proxy;

@@ -1,8 +1,9 @@
 /**
- * Node's TCP and TLS sockets for the HTTP/1.1 client (src/runtime/h1/client.ts), as pull reads. The socket reads into
- * one buffer of its own (net's `onread`: no new Buffer for every read) and the bytes are copied straight into the
- * reader's buffer when a read is waiting, which is the usual case: the client asks for the next bytes before they
- * come. Bytes no read waits for are queued (copied out, since the socket's buffer is reused), and the socket pauses
+ * Node's TCP and TLS sockets for the HTTP/1.1 client (src/runtime/h1/client.ts), as pull reads. The sockets read into
+ * one buffer (net's `onread`: no new Buffer for every read), shared by all the sockets of one client: Node runs a
+ * socket's read callback to its end before the next read of any socket, and the callback copies the bytes out, so
+ * 64 KB serve every connection of the pool instead of 64 KB each. The bytes go straight into the reader's buffer when
+ * a read is waiting, which is the usual case: the client asks for the next bytes before they come. Bytes no read waits for are queued (copied out, since the socket's buffer is reused), and the socket pauses
  * when more than QUEUE_LIMIT bytes wait, so a fast server cannot fill memory ahead of a slow reader.
  */
 import { connect, type Socket } from "node:net";
@@ -18,7 +19,14 @@ interface WaitingRead {
   reject: (error: Error) => void;
 }
 
-export function dialNode(url: URL): Promise<WireSocket> {
+/** A dial for one client: its sockets share one read buffer (see above). */
+export function nodeDialer(): (url: URL) => Promise<WireSocket> {
+  const buffer = new Uint8Array(READ_BUFFER);
+  return (url) => dialNode(url, buffer);
+}
+
+/** Connects to `url`'s host and port, reading into `buffer` (the client's, or one of its own). */
+export function dialNode(url: URL, buffer = new Uint8Array(READ_BUFFER)): Promise<WireSocket> {
   const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
   const tls = url.protocol === "https:";
   const port = Number(url.port || (tls ? 443 : 80));
@@ -52,7 +60,7 @@ export function dialNode(url: URL): Promise<WireSocket> {
     else read.resolve(null);
   };
 
-  const onread = { buffer: new Uint8Array(READ_BUFFER), callback: onRead };
+  const onread = { buffer, callback: onRead };
   // tls.connect takes `onread` too (it is net's, passed down), but its types do not say so.
   const socket: Socket = tls
     ? connectTls(

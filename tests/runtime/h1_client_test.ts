@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { networkFailureKind } from "../../src/fetch/network_errors.ts";
 import { type Dial, wireHttpClient } from "../../src/runtime/h1/client.ts";
 import { dialDeno } from "../../src/runtime/deno_socket.ts";
-import { dialNode } from "../../src/runtime/node_socket.ts";
+import { nodeDialer } from "../../src/runtime/node_socket.ts";
 import { type HttpClient, type HttpRequest, runtime } from "../../src/runtime/mod.ts";
 import { freePort } from "../helpers/free_port.ts";
 
@@ -192,7 +192,7 @@ const text = (answer: { body: Uint8Array | undefined }) => utf8(answer.body!);
  * Every behaviour on both socket kinds the crawls use: Deno's own (Deno.connect) and node:net's (Node's crawls; run here
  * by Deno's node:net, and on Node itself by the npm tests' crawls).
  */
-const DIALERS: Array<[string, Dial]> = [["Deno sockets", dialDeno], ["node:net sockets", dialNode]];
+const DIALERS: Array<[string, Dial]> = [["Deno sockets", dialDeno], ["node:net sockets", nodeDialer()]];
 
 for (const [sockets, dial] of DIALERS) {
   const withServer = serverTester(dial);
@@ -572,6 +572,21 @@ for (const [sockets, dial] of DIALERS) {
       assert.equal(text(await request(client, `${server.url}/`)), "fresh");
       assert.equal(server.connections, 2);
     }, { idleMs: 50 });
+  });
+
+  Deno.test(`${sockets}: forty large bodies at once arrive byte for byte`, async () => {
+    // node:net's sockets of one client share a read buffer: bytes of one connection must never land in another's.
+    const body = new Uint8Array(300_000).map((_, i) => (i * 7 + (i >> 8)) & 255);
+    const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () => new Response(body));
+    const client = wireHttpClient({ dial });
+    try {
+      const url = `http://127.0.0.1:${server.addr.port}/`;
+      const bodies = await Promise.all(Array.from({ length: 40 }, () => request(client, url)));
+      for (const answer of bodies) assert.deepEqual(answer.body, body);
+    } finally {
+      client.close();
+      await server.shutdown();
+    }
   });
 
   Deno.test(`${sockets}: past maxIdle idle connections in all, the oldest is closed`, async () => {

@@ -16,13 +16,13 @@ import { NODE22 } from "../helpers/node_package.ts";
 const SRC = new URL("../../src/", import.meta.url);
 
 /** A program that GETs URL twice through the client and prints one JSON line: statuses, bodies, or the failure. */
-function fetchTwice(dialModule: string, dialName: string): string {
+function fetchTwice(dialModule: string, dialName: string, dial: string): string {
   return `
 import { wireHttpClient } from ${JSON.stringify(new URL("runtime/h1/client.ts", SRC).href)};
 import { ${dialName} } from ${JSON.stringify(new URL(dialModule, SRC).href)};
 import { networkFailureKind } from ${JSON.stringify(new URL("fetch/network_errors.ts", SRC).href)};
 import process from "node:process";
-const client = wireHttpClient({ dial: ${dialName} });
+const client = wireHttpClient({ dial: ${dial} });
 try {
   const answers = [];
   for (let i = 0; i < 2; i++) {
@@ -89,7 +89,7 @@ async function outcome(ran: { code: number | null; stdout: string; stderr: strin
 Deno.test("on Deno, HTTPS to a server of a CA given with --cert is fetched on one kept connection", async () => {
   await withTls(async (certs, dir, url, server) => {
     const program = join(dir, "deno_fetch.ts");
-    await writeFile(program, fetchTwice("runtime/deno_socket.ts", "dialDeno"));
+    await writeFile(program, fetchTwice("runtime/deno_socket.ts", "dialDeno", "dialDeno"));
     const trusted = await outcome(
       await runCommand(Deno.execPath(), ["run", "-A", "--quiet", `--cert=${certs.ca}`, program, url]),
     );
@@ -104,7 +104,7 @@ Deno.test("on Deno, HTTPS to a server of a CA given with --cert is fetched on on
 Deno.test("on Node 22, HTTPS to a server of a CA in NODE_EXTRA_CA_CERTS is fetched on one kept connection", async () => {
   await withTls(async (certs, dir, url, server) => {
     const program = join(dir, "node_fetch.mts");
-    await writeFile(program, fetchTwice("runtime/node_socket.ts", "dialNode"));
+    await writeFile(program, fetchTwice("runtime/node_socket.ts", "nodeDialer", "nodeDialer()"));
     const node = (extra: Record<string, string>) =>
       runCommand(NODE22, ["--experimental-strip-types", "--no-warnings", pathToFileURL(program).pathname, url], {
         env: { ...Deno.env.toObject(), ...extra },
