@@ -574,6 +574,18 @@ for (const [sockets, dial] of DIALERS) {
     }, { idleMs: 50 });
   });
 
+  Deno.test(`${sockets}: a 101 nobody asked for ends its connection`, async () => {
+    await withServer(async (conn, request) => {
+      if (request.connection === 1) await send(conn, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: nope\r\n\r\n");
+      else await send(conn, ok("plain"));
+    }, async (server, client) => {
+      const switched = await request(client, `${server.url}/`);
+      assert.deepEqual([switched.status, switched.body?.length], [101, 0]);
+      assert.equal(text(await request(client, `${server.url}/`)), "plain");
+      assert.equal(server.connections, 2);
+    });
+  });
+
   Deno.test(`${sockets}: forty large bodies at once arrive byte for byte`, async () => {
     // node:net's sockets of one client share a read buffer: bytes of one connection must never land in another's.
     const body = new Uint8Array(300_000).map((_, i) => (i * 7 + (i >> 8)) & 255);

@@ -167,7 +167,9 @@ export class Wire {
     }
     if (last) appendHeader(headers, last[0], last[1]);
     const connection = headers.get("connection")?.toLowerCase() ?? "";
-    const keepAlive = version === 11 ? !/\bclose\b/.test(connection) : /\bkeep-alive\b/.test(connection);
+    // A 101 hands the connection to another protocol: never asked for, and never one to send HTTP on again.
+    const keepAlive = status !== 101 &&
+      (version === 11 ? !/\bclose\b/.test(connection) : /\bkeep-alive\b/.test(connection));
     return { version, status, headers, keepAlive };
   }
 
