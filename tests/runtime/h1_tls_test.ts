@@ -81,7 +81,7 @@ async function withTls(
   }
 }
 
-async function outcome(ran: { code: number | null; stdout: string; stderr: string }): Promise<Outcome> {
+function outcome(ran: { code: number | null; stdout: string; stderr: string }): Outcome {
   assert.equal(ran.code, 0, ran.stderr);
   return JSON.parse(ran.stdout.trim().split("\n").pop()!);
 }
@@ -90,12 +90,12 @@ Deno.test("on Deno, HTTPS to a server of a CA given with --cert is fetched on on
   await withTls(async (certs, dir, url, server) => {
     const program = join(dir, "deno_fetch.ts");
     await writeFile(program, fetchTwice("runtime/deno_socket.ts", "dialDeno", "dialDeno"));
-    const trusted = await outcome(
+    const trusted = outcome(
       await runCommand(Deno.execPath(), ["run", "-A", "--quiet", `--cert=${certs.ca}`, program, url]),
     );
     assert.deepEqual(trusted.answers, [[200, "over TLS"], [200, "over TLS"]]);
     assert.equal(server.connections, 1);
-    const untrusted = await outcome(await runCommand(Deno.execPath(), ["run", "-A", "--quiet", program, url]));
+    const untrusted = outcome(await runCommand(Deno.execPath(), ["run", "-A", "--quiet", program, url]));
     assert.equal(untrusted.answers, undefined);
     assert.equal(untrusted.kind, "tls", untrusted.message);
   });
@@ -109,10 +109,10 @@ Deno.test("on Node 22, HTTPS to a server of a CA in NODE_EXTRA_CA_CERTS is fetch
       runCommand(NODE22, ["--experimental-strip-types", "--no-warnings", pathToFileURL(program).pathname, url], {
         env: { ...Deno.env.toObject(), ...extra },
       });
-    const trusted = await outcome(await node({ NODE_EXTRA_CA_CERTS: certs.ca }));
+    const trusted = outcome(await node({ NODE_EXTRA_CA_CERTS: certs.ca }));
     assert.deepEqual(trusted.answers, [[200, "over TLS"], [200, "over TLS"]]);
     assert.equal(server.connections, 1);
-    const untrusted = await outcome(await node({}));
+    const untrusted = outcome(await node({}));
     assert.equal(untrusted.answers, undefined);
     assert.equal(untrusted.kind, "tls", untrusted.message);
   });
