@@ -16,3 +16,30 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/** Where the system takes the ports it picks by itself (Linux's default ip_local_port_range starts at 32768). */
+const SYSTEM_PICKS_FROM = 32768;
+const FIXED_FROM = 20000;
+
+/** Whether a listener can be opened on `port` of 127.0.0.1 right now. */
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A free port below the range the system picks from, for a server that must come back on the same port after it
+ * was stopped (a Redis a test restarts). While it is down, a port from freePort's range can be taken by anything:
+ * the source port of any outgoing connection, another test's listener on port 0. One below that range is taken only
+ * by someone who asks for that number.
+ */
+export async function freeFixedPort(): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = FIXED_FROM + Math.floor(Math.random() * (SYSTEM_PICKS_FROM - FIXED_FROM));
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port between ${FIXED_FROM} and ${SYSTEM_PICKS_FROM}`);
+}

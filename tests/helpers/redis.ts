@@ -17,7 +17,7 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runtime } from "../../src/runtime/mod.ts";
-import { freePort } from "./free_port.ts";
+import { freeFixedPort } from "./free_port.ts";
 import { type RespValue, sendCommand } from "./resp.ts";
 import { sendSignal, type TestSignal } from "./signal.ts";
 import { sleep } from "./wait.ts";
@@ -141,9 +141,10 @@ export async function startRedis(options: RedisOptions = {}): Promise<RedisServe
   const dir = await mkdtemp(join(tmpdir(), "netweir-redis-"));
   let port = 0;
   let running: Running | undefined;
-  // A free port can be taken between choosing it and binding it, so a failed start is tried again on another.
+  // A free port can be taken between choosing it and binding it, so a failed start is tried again on another. It is
+  // one the system never hands out by itself, so that it is still free when a test restarts the server on it.
   for (let attempt = 1; !running; attempt++) {
-    port = await freePort();
+    port = await freeFixedPort();
     if (port === 6379) continue;
     const candidate = spawnServer(port, dir, options);
     try {
