@@ -12,7 +12,7 @@
  * and its method is idempotent. Idle connections are closed after IDLE_MS, before most servers' own timeouts.
  */
 import type { HttpClient, HttpRequest, HttpResponse } from "../types.ts";
-import { type Framing, framingOf, Wire, type WireSocket } from "./wire.ts";
+import { type Framing, framingOf, type ResponseHead, Wire, type WireSocket } from "./wire.ts";
 
 /** Opens a connection to a URL's host and port (TLS for https:). */
 export type Dial = (url: URL) => Promise<WireSocket>;
@@ -118,8 +118,11 @@ export function wireHttpClient(options: WireClientOptions): HttpClient {
   const sweep = () => {
     const now = Date.now();
     for (const [key, list] of idle) {
-      const keep = list.filter((entry) => now - entry.since < idleMs);
-      for (const entry of list) if (!keep.includes(entry)) drop(entry.wire);
+      const keep: Idle[] = [];
+      for (const entry of list) {
+        if (now - entry.since < idleMs) keep.push(entry);
+        else drop(entry.wire);
+      }
       idleCount -= list.length - keep.length;
       if (keep.length === 0) idle.delete(key);
       else idle.set(key, keep);
@@ -170,9 +173,7 @@ export function wireHttpClient(options: WireClientOptions): HttpClient {
   const respond = (
     key: string,
     wire: Wire,
-    status: number,
-    headers: Headers,
-    keepAlive: boolean,
+    { status, headers, keepAlive }: ResponseHead,
     framing: Framing,
     signal: AbortSignal | undefined,
     onAbort: () => void,
@@ -182,10 +183,8 @@ export function wireHttpClient(options: WireClientOptions): HttpClient {
       if (settled) return;
       settled = true;
       signal?.removeEventListener("abort", onAbort);
-      if (reusable && keepAlive && framing.kind !== "close" && wire.buffered === 0) {
-        wire.served++;
-        putBack(key, wire);
-      } else drop(wire);
+      if (reusable && keepAlive && framing.kind !== "close" && wire.buffered === 0) putBack(key, wire);
+      else drop(wire);
     };
     if (framing.kind === "none") finish(true);
     const read = (limit: number): Promise<Uint8Array | undefined> => {
@@ -247,7 +246,7 @@ export function wireHttpClient(options: WireClientOptions): HttpClient {
           await wire.writeAll(request);
           const head = await wire.readHead();
           const framing = framingOf(init.method, head);
-          return respond(key, wire, head.status, head.headers, head.keepAlive, framing, signal, onAbort);
+          return respond(key, wire, head, framing, signal, onAbort);
         } catch (error) {
           signal?.removeEventListener("abort", onAbort);
           drop(wire);

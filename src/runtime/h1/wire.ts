@@ -43,12 +43,6 @@ export type Framing =
 /** A failure of the exchange itself: the server's bytes were not an HTTP response, or stopped short. */
 export class WireError extends Error {
   override name = "WireError";
-  /** True when nothing of a response had arrived: a request on a reused connection may then be sent again. */
-  readonly beforeResponse: boolean;
-  constructor(message: string, beforeResponse = false) {
-    super(message);
-    this.beforeResponse = beforeResponse;
-  }
 }
 
 /** A socket with a read buffer: what was read past one response's end stays for the next read. */
@@ -57,8 +51,6 @@ export class Wire {
   #buffer = new Uint8Array(INITIAL_BUFFER);
   #start = 0;
   #end = 0;
-  /** Responses read whole from this connection. */
-  served = 0;
   /** Bytes read from the socket so far: unchanged across a failed exchange means the server sent nothing. */
   bytesRead = 0;
 
@@ -119,8 +111,8 @@ export class Wire {
   }
 
   /**
-   * The next response head, skipping interim (1xx) responses. An end of the stream before any byte of it is a
-   * WireError with `beforeResponse`: on a reused connection that is a server that closed it while idle.
+   * The next response head, skipping interim (1xx) responses. The client tells a server that closed an idle
+   * connection from a broken answer by `bytesRead`: unchanged, nothing of a response came.
    */
   async readHead(): Promise<ResponseHead> {
     for (;;) {
@@ -132,7 +124,6 @@ export class Wire {
   }
 
   async #readOneHead(): Promise<ResponseHead> {
-    const nothingYet = this.buffered === 0;
     let budget = MAX_HEAD_BYTES;
     let statusLine = await this.#line(budget);
     // Some servers send a stray empty line after a body; it is no part of the next head.
@@ -140,7 +131,6 @@ export class Wire {
     if (statusLine === null) {
       throw new WireError(
         "the server closed the connection without an answer (connection closed before message completed)",
-        nothingYet,
       );
     }
     budget -= statusLine.length;
