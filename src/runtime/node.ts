@@ -11,6 +11,7 @@ import { setFlagsFromString } from "node:v8";
 import { CRAWL_V8_FLAGS, flagsNotGiven, v8FlagName } from "./heap_flags.ts";
 import { wireHttpClient } from "./h1/client.ts";
 import { nodeDialer } from "./node_socket.ts";
+import { decodeUtf8OnNode } from "./node_utf8.ts";
 import { fromWebResponse } from "./web_response.ts";
 import { commonJsProblem } from "./module_type.ts";
 import { processSignals } from "./signals.ts";
@@ -254,6 +255,7 @@ export const nodeRuntime: Runtime = {
   writeStdout: (text) =>
     new Promise<void>((resolve, reject) => process.stdout.write(text, (error) => error ? reject(error) : resolve())),
   memoryRss: () => process.memoryUsage.rss(),
+  decodeUtf8: decodeUtf8OnNode,
   httpClient,
   listen,
   stdin: () => Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
