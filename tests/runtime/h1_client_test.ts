@@ -453,6 +453,41 @@ for (const [sockets, dial] of DIALERS) {
     });
   });
 
+  Deno.test(`${sockets}: a request body larger than the socket's buffers goes out whole, twice on one connection`, async () => {
+    // Megabytes: more than a socket takes at once, so the write waits for the socket to drain.
+    const body = "0123456789abcdef".repeat(256 * 1024);
+    await withServer((conn, received) => send(conn, ok(String(received.body.length))), async (server, client) => {
+      assert.equal(text(await request(client, `${server.url}/upload`, { method: "POST", body })), String(body.length));
+      assert.equal(text(await request(client, `${server.url}/upload`, { method: "POST", body })), String(body.length));
+      assert.deepEqual(server.requests.map((received) => utf8(received.body) === body), [true, true]);
+      assert.equal(server.connections, 1);
+    });
+  });
+
+  Deno.test(`${sockets}: a server that drops the connection while a large body is written fails the request`, async () => {
+    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    // Reads a little of the request, then resets the connection: the client is still writing its body.
+    const dropping = (async () => {
+      const conn = await listener.accept();
+      await conn.read(new Uint8Array(1024));
+      conn.close();
+    })();
+    const client = wireHttpClient({ dial });
+    try {
+      const url = `http://127.0.0.1:${listener.addr.port}/upload`;
+      // The signal only keeps a hang from stopping the suite: the request must fail before it, of its own.
+      const signal = AbortSignal.timeout(30_000);
+      const body = "x".repeat(8 * 1024 * 1024);
+      const error = await request(client, url, { method: "POST", body, signal }).then(() => undefined, (e) => e);
+      assert.ok(error instanceof Error, "the request failed");
+      assert.equal(signal.aborted, false, `failed of its own: ${error}`);
+    } finally {
+      client.close();
+      await dropping;
+      listener.close();
+    }
+  });
+
   Deno.test(`${sockets}: a body past the limit gives undefined, in every framing, and its connection is not kept`, async () => {
     const body = "b".repeat(5000);
     await withServer(async (conn, request) => {
