@@ -8,6 +8,7 @@
  * nothing.
  */
 import { CookieJar } from "tough-cookie";
+import { CrawlCookieStore } from "./cookie_store.ts";
 import { FetchError } from "../errors.ts";
 import type { HttpClient, HttpResponse } from "../runtime/mod.ts";
 import type { SettingValues } from "../settings/table.ts";
@@ -74,6 +75,7 @@ export class Downloader {
   readonly #settings: DownloaderSettings;
   readonly #log: Logger;
   readonly #jar: CookieJar | undefined;
+  readonly #cookieStore = new CrawlCookieStore();
   readonly #rotation: ProxyRotation;
   /** One client (connection pool) per proxy, created on first use, the least recently used idle ones closed. */
   readonly #clients = new ClientPool();
@@ -83,7 +85,7 @@ export class Downloader {
   constructor(settings: DownloaderSettings, log: Logger) {
     this.#settings = settings;
     this.#log = log;
-    this.#jar = settings.cookies ? new CookieJar() : undefined;
+    this.#jar = settings.cookies ? new CookieJar(this.#cookieStore) : undefined;
     this.#rotation = new ProxyRotation(settings.proxies, settings.proxyRotation);
   }
 
@@ -284,7 +286,7 @@ export class Downloader {
       const credentials = credentialsFor(request, origin, url, this.#settings.httpAuth);
       if (credentials) headers.set("authorization", basicAuthorization(credentials));
     }
-    if (useJar && !headers.has("cookie")) {
+    if (useJar && this.#cookieStore.everStored && !headers.has("cookie")) {
       const cookie = await this.#jar!.getCookieString(url.href);
       if (cookie) headers.set("cookie", cookie);
     }

@@ -134,3 +134,23 @@ Deno.test("two downloaders keep separate jars", async () => {
     await site.close();
   }
 });
+
+Deno.test("a cookie put in the jar from outside the HTTP side (as the browser's are) goes out with the next request", async () => {
+  const site = await startFixtureSite();
+  const downloader = downloaderWith();
+  try {
+    // An empty jar: the lookup is skipped, and nothing is sent.
+    assert.deepEqual(cookiesOf(textOf(await downloader.fetch(new Request(site.url + "cookies/show")))), {});
+    assert.equal(site.requests.at(-1)!.headers.get("cookie"), null);
+    await downloader.cookieJar!.setCookie("login=yes; Path=/", site.url);
+    assert.deepEqual(cookiesOf(textOf(await downloader.fetch(new Request(site.url + "cookies/show")))), {
+      login: "yes",
+    });
+    // Removed again: the jar is still asked, and has nothing to send.
+    await downloader.cookieJar!.removeAllCookies();
+    assert.deepEqual(cookiesOf(textOf(await downloader.fetch(new Request(site.url + "cookies/show")))), {});
+  } finally {
+    downloader.close();
+    await site.close();
+  }
+});
