@@ -20,7 +20,8 @@
  *
  * For each run: pages, items, pages/s (over the whole run's wall time, start-up included), CPU seconds (user +
  * system) and peak RSS, from GNU time; then, per runtime, each spider's pages/s and pages per CPU second against the
- * bare loop's, and Node's pages/s against Deno's. Rounds are reported by their median.
+ * bare loop's, and Node's pages/s against Deno's. Rounds are reported by their median; the ratios also round by round
+ * (each against the run beside it in the same round) and by the median of those, which a drifting machine moves less.
  */
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -183,10 +184,30 @@ try {
       );
     }
   }
+  // Ratios within a round too: the runs of one round are next to each other in time, so a machine whose speed drifts
+  // (a shared host) moves both sides of a round's ratio alike, where it moves the medians apart.
+  const rate = (run: Run) => run.pages / run.wall;
+  const byRound = (over: string, under: string) => {
+    const ratios = runs.get(over)!.map((run, round) => rate(run) / rate(runs.get(under)![round]));
+    return `${median(ratios).toFixed(2)} (rounds: ${ratios.map((ratio) => ratio.toFixed(2)).join(", ")})`;
+  };
+  console.log("");
+  for (const runtime of runtimes) {
+    for (const crawler of ["css", "links"]) {
+      console.log(
+        `${runtime} ${crawler} / bare pages/s, median of the rounds' ratios: ${
+          byRound(`${runtime} ${crawler}`, `${runtime} bare`)
+        }`,
+      );
+    }
+  }
   if (runtimes.length === 2) {
     for (const crawler of CRAWLERS) {
       const ratio = summary(`node ${crawler}`).rate / summary(`deno ${crawler}`).rate;
-      console.log(`node / deno pages/s, ${crawler}: ${ratio.toFixed(2)}`);
+      console.log(
+        `node / deno pages/s, ${crawler}: ${ratio.toFixed(2)} of the medians; ` +
+          `${byRound(`node ${crawler}`, `deno ${crawler}`)} round by round`,
+      );
     }
   }
 } finally {
