@@ -3,12 +3,16 @@
  * (same class, same `-a` arguments), and runs callbacks on the pages the crawl sends it, sending back their items and
  * their requests. Requests cross in the request codec, so what a callback may yield is what a shared queue carries.
  *
- * Messages in: `init` (file, spider name, arguments), then `run` (id, the request as JSON, the response). Out:
- * `ready` or `failed` for `init`, then `done` (id, items, requests as JSON) or `error` (id, message) for each run.
+ * Messages in: `init` (file, spider name, arguments), then `run` (pages: each an id, the request as JSON and the
+ * response). Out: `ready` or `failed` for `init`, then for each page of a `run`, in order, `done` (id, items, requests)
+ * or `error` (id, message). The pages of a `run` are those that waited while the worker was busy: one message, and one
+ * wake-up of this thread, for all of them (waking a sleeping thread is what a page's crossing cost most). A request a
+ * callback yields crosses in the request codec, or, when it is a plain GET (the usual `page.follow(href)`), as its
+ * URL, host, depth and callback name, which the crawl's thread builds a request from without parsing the URL again.
  */
 import { loadSpiders, pickSpider } from "../load/spiders.ts";
 import type { FetchedResponse } from "../spider/response.ts";
-import { decodeRequest, encodeRequest } from "../queue/codec.ts";
+import { decodeRequest, encodeRequest, type PlainRequestParts, plainRequestParts } from "../queue/codec.ts";
 import { runtime } from "../runtime/mod.ts";
 import { runCallback } from "../spider/callbacks.ts";
 import { Page } from "../spider/page.ts";
@@ -28,14 +32,28 @@ export interface SentResponse {
   rendered?: FetchedResponse["rendered"];
 }
 
+/** One page for a callback: its id, its request in the codec, and the response. */
+export interface SentPage {
+  id: number;
+  request: string;
+  response: SentResponse;
+}
+
 export type ToWorker =
   | { type: "init"; file: string; spider?: string; args: string[] }
-  | { type: "run"; id: number; request: string; response: SentResponse };
+  | { type: "run"; pages: SentPage[] };
 
 export type FromWorker =
   | { type: "ready" }
   | { type: "failed"; message: string }
-  | { type: "done"; id: number; items: Item[]; requests: string[]; otherSchemes: string[] }
+  | {
+    type: "done";
+    id: number;
+    items: Item[];
+    /** Requests in the codec, and plain ones as their parts (plainRequestParts), in the order they were yielded. */
+    requests: Array<string | PlainRequestParts>;
+    otherSchemes: string[];
+  }
   | { type: "error"; id: number; message: string }
   | { type: "crashed"; message: string };
 
@@ -53,7 +71,12 @@ async function init(message: Extract<ToWorker, { type: "init" }>): Promise<void>
   }
 }
 
-async function run(message: Extract<ToWorker, { type: "run" }>): Promise<void> {
+/** Runs the pages of a `run` one after the other, reporting each as it ends. */
+async function runAll(message: Extract<ToWorker, { type: "run" }>): Promise<void> {
+  for (const page of message.pages) await run(page);
+}
+
+async function run(message: SentPage): Promise<void> {
   try {
     const request = decodeRequest(spider!, message.request);
     const response: FetchedResponse = {
@@ -63,14 +86,15 @@ async function run(message: Extract<ToWorker, { type: "run" }>): Promise<void> {
       latency: 0,
     };
     const items: Item[] = [];
-    const requests: string[] = [];
+    const requests: Array<string | PlainRequestParts> = [];
     // The codec carries only what a queue can hold (http and https); a `mailto:` a callback followed crosses as its
     // URL alone, for the crawl to drop and count, as it would without workers.
     const otherSchemes: string[] = [];
     for await (const output of runCallback(spider!, request, new Page(response, request))) {
       if (!(output instanceof Request)) items.push(output);
-      else if (/^https?:/.test(output.url)) requests.push(encodeRequest(spider!, output));
-      else otherSchemes.push(output.url);
+      else if (/^https?:/.test(output.url)) {
+        requests.push(plainRequestParts(spider!, output) ?? encodeRequest(spider!, output));
+      } else otherSchemes.push(output.url);
     }
     channel.post({ type: "done", id: message.id, items, requests, otherSchemes } satisfies FromWorker);
   } catch (error) {
@@ -101,5 +125,5 @@ if (typeof scope.addEventListener === "function") {
 channel.onMessage((data) => {
   const message = data as ToWorker;
   if (message.type === "init") void init(message);
-  else void run(message);
+  else void runAll(message);
 });

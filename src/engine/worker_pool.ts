@@ -3,19 +3,20 @@
  * spider loaded from its file, for spiders whose callbacks are the slow part. The crawl itself (fetching, pipelines,
  * feeds, the frontier) stays in the main thread. Each worker runs one callback at a time (the callbacks that call
  * for workers are the CPU-bound ones, which gain nothing from sharing a thread); pages wait in order for a free
- * worker, and their items and requests come back.
+ * worker, which takes all that wait (up to BATCH) in one message, and their items and requests come back one page at a
+ * time.
  *
- * A worker that dies (an uncaught error, running out of memory) fails the pages it had, not the crawl: each is an
- * error of its callback, and a new worker takes the dead one's place.
+ * A worker that dies (an uncaught error, running out of memory) fails the page it was on, not the crawl: that is an
+ * error of its callback, the pages it had not begun wait again, and a new worker takes the dead one's place.
  */
 import { extname } from "node:path";
 import type { FetchedResponse } from "../spider/response.ts";
-import { decodeRequest, encodeRequest } from "../queue/codec.ts";
+import { decodeRequest, encodeRequest, plainRequest, type PlainRequestParts } from "../queue/codec.ts";
 import { runtime, type WorkerHandle } from "../runtime/mod.ts";
 import { Request } from "../spider/request.ts";
 import type { Spider } from "../spider/spider.ts";
 import type { Item, Logger } from "../spider/types.ts";
-import type { FromWorker, ToWorker } from "./callback_worker.ts";
+import type { FromWorker, SentPage, ToWorker } from "./callback_worker.ts";
 
 /** Where the spider the workers load comes from: what `netweir crawl` was given. */
 export interface SpiderSource {
@@ -27,15 +28,15 @@ export interface SpiderSource {
   args: string[];
 }
 
-/** What a worker gives back for a page: its items, its requests in the codec, and links of other schemes. */
+/** What a worker gives back for a page: its items, its requests (see FromWorker), and links of other schemes. */
 interface WorkerResult {
   items: Item[];
-  requests: string[];
+  requests: Array<string | PlainRequestParts>;
   otherSchemes: string[];
 }
 
 interface Task {
-  message: Extract<ToWorker, { type: "run" }>;
+  page: SentPage;
   resolve: (result: WorkerResult) => void;
   reject: (error: Error) => void;
 }
@@ -44,9 +45,19 @@ interface Slot {
   worker: WorkerHandle;
   /** Set once the worker has loaded the spider. */
   ready: boolean;
-  /** The one page it is on: a worker runs one callback at a time, so a worker that dies takes only that page. */
-  task: Task | undefined;
+  /**
+   * The pages it was given and has not answered yet, in the order it runs them: the first is the one it is on, so a
+   * worker that dies takes only that page, and the others wait again.
+   */
+  tasks: Task[];
 }
+
+/**
+ * Pages a worker takes at once at most. Handing over the pages that waited in one message wakes its thread once for
+ * all of them; each message woke a sleeping thread, which cost more than running a light callback (docs/design/engine.md,
+ * "Callback workers"). A bound, so that a worker that dies does not take many pages' time with it.
+ */
+const BATCH = 32;
 
 /** The worker module beside this one, with this module's own extension (.ts in the sources, .js in the npm build). */
 const WORKER_URL = new URL(`./callback_worker${extname(new URL(import.meta.url).pathname)}`, import.meta.url);
@@ -86,7 +97,7 @@ export class WorkerPool {
   /** Starts a worker and resolves once it has loaded the spider (rejects if it cannot). */
   #spawn(): Promise<void> {
     const worker = runtime.startWorker(WORKER_URL);
-    const slot: Slot = { worker, ready: false, task: undefined };
+    const slot: Slot = { worker, ready: false, tasks: [] };
     this.#slots.push(slot);
     let loaded: { resolve: () => void; reject: (error: Error) => void } | undefined;
     const ready = new Promise<void>((resolve, reject) => loaded = { resolve, reject });
@@ -106,12 +117,11 @@ export class WorkerPool {
         worker.terminate();
         loaded?.reject(new Error(`a callback worker could not load the spider: ${message.message}`));
       } else {
-        const task = slot.task;
-        slot.task = undefined;
+        const task = slot.tasks.shift();
         if (message.type === "done") {
           task?.resolve({ items: message.items, requests: message.requests, otherSchemes: message.otherSchemes });
         } else task?.reject(new Error(message.message));
-        this.#pump();
+        if (slot.tasks.length === 0) this.#pump();
       }
     });
     const died = (error: Error) => {
@@ -120,8 +130,15 @@ export class WorkerPool {
         loaded?.reject(new Error(`a callback worker failed while loading the spider: ${error.message}`));
         return;
       }
-      slot.task?.reject(new Error(`its callback worker died: ${error.message}`));
-      if (this.#closed) return;
+      const [current, ...notBegun] = slot.tasks.splice(0);
+      current?.reject(new Error(`its callback worker died: ${error.message}`));
+      if (this.#closed) {
+        for (const task of notBegun) task.reject(new Error("the callback workers are closed"));
+        return;
+      }
+      // The pages it had not begun go first to whichever worker is free next (the new one, if no other).
+      this.#waiting.unshift(...notBegun);
+      this.#pump();
       this.#log.warning(`a callback worker died (${error.message}); starting another`);
       this.#spawn().catch((failure) => {
         this.#log.error((failure as Error).message);
@@ -158,14 +175,15 @@ export class WorkerPool {
     this.#onFatal = handler;
   }
 
-  /** Gives waiting pages to the workers that are free. */
+  /** Gives waiting pages to the workers that are free, each as many as wait (up to BATCH) in one message. */
   #pump(): void {
-    for (const slot of this.#slots) {
+    const free = this.#slots.filter((slot) => slot.ready && slot.tasks.length === 0);
+    for (const [index, slot] of free.entries()) {
       if (this.#waiting.length === 0) return;
-      if (!slot.ready || slot.task) continue;
-      const task = this.#waiting.shift()!;
-      slot.task = task;
-      slot.worker.post(task.message);
+      // Shared out among the free workers, so that one does not take every page while another sits idle.
+      const share = Math.min(BATCH, Math.ceil(this.#waiting.length / (free.length - index)));
+      slot.tasks = this.#waiting.splice(0, share);
+      slot.worker.post({ type: "run", pages: slot.tasks.map((task) => task.page) } satisfies ToWorker);
     }
   }
 
@@ -173,8 +191,7 @@ export class WorkerPool {
   async run(request: Request, response: FetchedResponse): Promise<Array<Item | Request>> {
     if (this.#closed) throw new Error("the callback workers are closed");
     if (this.#broken) throw this.#broken;
-    const message: Extract<ToWorker, { type: "run" }> = {
-      type: "run",
+    const page: SentPage = {
       id: this.#nextId++,
       request: encodeRequest(this.#spider, request),
       response: {
@@ -188,12 +205,12 @@ export class WorkerPool {
       },
     };
     const { items, requests, otherSchemes } = await new Promise<WorkerResult>((resolve, reject) => {
-      this.#waiting.push({ message, resolve, reject });
+      this.#waiting.push({ page, resolve, reject });
       this.#pump();
     });
     return [
       ...items,
-      ...requests.map((json) => decodeRequest(this.#spider, json)),
+      ...requests.map((entry) => typeof entry === "string" ? decodeRequest(this.#spider, entry) : plainRequest(entry)),
       ...otherSchemes.map((url) => new Request({ url })),
     ];
   }

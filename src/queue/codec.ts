@@ -4,7 +4,14 @@
  * callback name can only reach the methods `resolveCallback` allows. Anything wrong is a TypeError with a short
  * reason (the Redis store counts those as queue_bad).
  */
-import { Request, type RequestInit, type Step } from "../spider/request.ts";
+import {
+  KnownUrl,
+  PARSED_URL,
+  type ParsedRequestInit,
+  Request,
+  type RequestInit,
+  type Step,
+} from "../spider/request.ts";
 import type { Spider } from "../spider/spider.ts";
 import { callbackName, resolveCallback } from "../spider/callbacks.ts";
 import { calledMethod, parseStep } from "../spider/steps.ts";
@@ -165,6 +172,40 @@ function encode(spider: Spider | undefined, request: Request): string {
   if (request.depth !== 0) out.depth = request.depth;
   if (request.rule !== undefined) out.rule = request.rule;
   return JSON.stringify(out);
+}
+
+/** A plain request's parts: its URL, its host, its depth, and its callback's name ("" for the spider's `parse`). */
+export type PlainRequestParts = [url: string, host: string, depth: number, callback: string];
+
+/**
+ * The parts of a request the codec would write as its URL, callback and depth alone (a GET with nothing else, as
+ * `page.follow(href)` gives), or undefined for any other. Such a request crosses to another thread as these few
+ * values, and {@link plainRequest} builds it again there without parsing its URL. Throws as encodeRequest does when
+ * its callback is no method of the spider.
+ */
+export function plainRequestParts(spider: Spider, request: Request): PlainRequestParts | undefined {
+  if (
+    request.method !== "GET" || request.body !== undefined || request.errback !== undefined || request.priority !== 0 ||
+    request.dontFilter || request.timeout !== undefined || !request.allowRedirects || request.auth !== undefined ||
+    request.steps !== undefined || request.render || request.rule !== undefined || !/^https?:/.test(request.url) ||
+    hasKeys(request.headers) || hasKeys(request.meta) || hasKeys(request.cbKwargs)
+  ) {
+    return undefined;
+  }
+  return [request.url, request.host, request.depth, queueableName(spider, request.callback) ?? ""];
+}
+
+/** The request of {@link plainRequestParts}, built again: the same request decodeRequest gives for its entry. */
+export function plainRequest([url, host, depth, callback]: PlainRequestParts): Request {
+  const known = new KnownUrl(url, host, url.startsWith("https:") ? "https:" : "http:");
+  const init: ParsedRequestInit = { url, depth, [PARSED_URL]: known };
+  if (callback !== "") init.callback = callback;
+  return new Request(init);
+}
+
+function hasKeys(object: object): boolean {
+  for (const _ in object) return true;
+  return false;
 }
 
 /**

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { makeResponse } from "../../src/spider/response.ts";
-import { decodeRequest, encodeRequest } from "../../src/queue/codec.ts";
+import { decodeRequest, encodeRequest, plainRequest, plainRequestParts } from "../../src/queue/codec.ts";
 import { runCallback } from "../../src/spider/callbacks.ts";
 import { Page } from "../../src/spider/page.ts";
 import { Request } from "../../src/spider/request.ts";
@@ -54,6 +54,47 @@ Deno.test("a plain request encodes to its version and URL only", () => {
   const json = encodeRequest(spider, new Request("http://127.0.0.1/"));
   assert.equal(json, '{"v":1,"url":"http://127.0.0.1/"}');
   assert.deepEqual(decodeRequest(spider, json).toInit(), new Request("http://127.0.0.1/").toInit());
+});
+
+Deno.test("a plain request crosses as its parts and comes back as decoding its entry gives it, without a parse", () => {
+  const requests = [
+    new Request("https://127.0.0.1:8443/p/7.html?ref=a"),
+    new Request({ url: "http://127.0.0.1/c/2.html", depth: 3, callback: spider.parseItem }),
+    new Request({ url: "http://127.0.0.1/list", callback: "parseList", depth: 1 }),
+  ];
+  for (const request of requests) {
+    const parts = plainRequestParts(spider, request);
+    assert.ok(parts, request.url);
+    const decoded = decodeRequest(spider, encodeRequest(spider, request));
+    assert.deepEqual(plainRequest(parts).toInit(), decoded.toInit());
+    assert.equal(plainRequest(parts).host, decoded.host);
+  }
+  assert.deepEqual(plainRequestParts(spider, requests[1]), ["http://127.0.0.1/c/2.html", "127.0.0.1", 3, "parseItem"]);
+});
+
+Deno.test("a request with anything more than a URL, a callback and a depth is not plain", () => {
+  const url = "http://127.0.0.1/";
+  const others = [
+    { method: "POST" },
+    { headers: { accept: "text/html" } },
+    { body: "" },
+    { errback: spider.failed },
+    { meta: { a: 1 } },
+    { cbKwargs: { id: 1 } },
+    { priority: 1 },
+    { dontFilter: true },
+    { timeout: 5 },
+    { allowRedirects: false },
+    { auth: { user: "u", password: "p" } },
+    { steps: [{ click: "#more" }] },
+    { render: true },
+    { rule: 0 },
+  ];
+  for (const other of others) {
+    assert.equal(plainRequestParts(spider, new Request({ url, ...other })), undefined, JSON.stringify(other));
+  }
+  assert.equal(plainRequestParts(spider, new Request("mailto:someone@example.com")), undefined);
+  assert.throws(() => plainRequestParts(spider, new Request({ url, callback: spider.arrow })), TypeError);
 });
 
 Deno.test("undefined meta properties are left out, as JSON leaves them", () => {

@@ -1,0 +1,82 @@
+/**
+ * The callback workers' pool (src/engine/worker_pool.ts) on its own: pages that wait while the worker is busy go to it
+ * in one message, their requests come back as the callback made them, and a worker that dies in the middle of such a
+ * batch fails only the page it was on; the pages after it are run by the worker that replaces it.
+ */
+import assert from "node:assert/strict";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { WorkerPool } from "../../src/engine/worker_pool.ts";
+import { makeResponse } from "../../src/spider/response.ts";
+import { Request } from "../../src/spider/request.ts";
+import type { Spider } from "../../src/spider/spider.ts";
+import type { Item, Logger } from "../../src/spider/types.ts";
+import { withTempDir } from "../cli/_run.ts";
+
+const MOD = JSON.stringify(new URL("../../mod.ts", import.meta.url).href);
+
+/** Each page gives an item and follows two links, one plain and one with meta; a page named crash kills its worker. */
+const SPIDER = `import { type Page, Spider } from ${MOD};
+export class Pages extends Spider {
+  override async *parse(page: Page) {
+    if (page.url.endsWith("/crash")) {
+      setTimeout(() => { throw new Error("the worker goes down"); }, 0);
+      await new Promise(() => {});
+    }
+    yield { url: page.url };
+    yield page.follow("./next.html", { callback: this.parseNext });
+    yield page.follow("/other", { meta: { from: page.url } });
+  }
+  parseNext() {
+    return null;
+  }
+}
+`;
+
+function recordingLog(warnings: string[]): Logger {
+  const quiet = () => {};
+  return { debug: quiet, info: quiet, warning: (message: string) => warnings.push(message), error: quiet };
+}
+
+Deno.test("pages that waited go to the worker together; one that kills it fails alone and the rest are run", async () => {
+  await withTempDir(async (dir) => {
+    const file = join(dir, "pages.ts");
+    await writeFile(file, SPIDER);
+    const { Pages } = await import(pathToFileURL(file).href) as { Pages: new () => Spider };
+    const warnings: string[] = [];
+    const pool = await WorkerPool.start(1, new Pages(), { file, args: [] }, recordingLog(warnings));
+    try {
+      const run = (path: string) => {
+        const request = new Request({ url: `http://127.0.0.1:9/d/${path}`, depth: 2 });
+        return pool.run(request, makeResponse(request, { body: "<p>page</p>" }));
+      };
+      // The first goes at once; the other four wait for it, and go as one batch, the crash second in it.
+      const outcomes = await Promise.allSettled(["a", "b", "crash", "c", "d"].map(run));
+      assert.deepEqual(outcomes.map((outcome) => outcome.status), [
+        "fulfilled",
+        "fulfilled",
+        "rejected",
+        "fulfilled",
+        "fulfilled",
+      ]);
+      assert.match(String((outcomes[2] as PromiseRejectedResult).reason), /its callback worker died/);
+      assert.equal(warnings.length, 1, warnings.join("\n"));
+
+      const outputs = (outcomes[3] as PromiseFulfilledResult<Array<Item | Request>>).value;
+      assert.deepEqual(outputs[0], { url: "http://127.0.0.1:9/d/c" });
+      const [plain, withMeta] = outputs.slice(1) as Request[];
+      assert.ok(plain instanceof Request && withMeta instanceof Request);
+      assert.deepEqual(
+        [plain.url, plain.host, plain.depth, plain.callback],
+        ["http://127.0.0.1:9/d/next.html", "127.0.0.1", 3, "parseNext"],
+      );
+      assert.deepEqual(
+        [withMeta.url, withMeta.depth, withMeta.meta],
+        ["http://127.0.0.1:9/other", 3, { from: "http://127.0.0.1:9/d/c" }],
+      );
+    } finally {
+      pool.close();
+    }
+  });
+});
