@@ -1,7 +1,7 @@
 /**
  * Netweir as users write spiders, against the ceiling, on Deno and on Node, in one run. Prints; asserts nothing.
  *
- *   deno run -A scripts/bench/crawl.ts [PRODUCTS=20000] [ROUNDS=1] [--deno-only] [--node-only]
+ *   deno run -A scripts/bench/crawl.ts [PRODUCTS=20000] [ROUNDS=1] [--deno-only] [--node-only] [--workers]
  *
  * It writes the link shop (scripts/bench/link_shop.ts: PRODUCTS product pages, 21,005 pages in all for 20,000, each
  * product page with about 27 links, most seen before, spelled every way) and serves it with nginx on 127.0.0.1.
@@ -10,7 +10,8 @@
  * - bare: scripts/bench/bare_crawl.mjs, the least a crawler can do (keep-alive agent, array queue, Set, SAX scan);
  * - css: `netweir crawl scripts/bench/shop_css_spider.ts`, `for (const href of page.css("a").attrs("href"))
  *   yield page.follow(href)` on every page, an item from each product page;
- * - links: the same spider with `page.links()` (scripts/bench/shop_links_spider.ts).
+ * - links: the same spider with `page.links()` (scripts/bench/shop_links_spider.ts);
+ * - workers (with `--workers`): the links spider with its callbacks in a worker thread (`-s workers=1`).
  *
  * All at 64 requests at once. Netweir runs with the `fast` profile and `per_domain=64`, and otherwise its defaults
  * (robots.txt obeyed, retries, stats): what a user runs. On Deno it is started as `deno task crawl` and Netweir's
@@ -42,8 +43,11 @@ const runtimes = Deno.args.includes("--deno-only")
   : Deno.args.includes("--node-only")
   ? ["node"]
   : ["deno", "node"];
-const CRAWLERS = ["bare", "css", "links"] as const;
-type Crawler = typeof CRAWLERS[number];
+type Crawler = "bare" | "css" | "links" | "workers";
+/** `--workers` adds the links spider with its callbacks in one worker thread (`-s workers=1`): the stretch figure. */
+const CRAWLERS: Crawler[] = Deno.args.includes("--workers")
+  ? ["bare", "css", "links", "workers"]
+  : ["bare", "css", "links"];
 const SETTINGS = ["profile=fast", "per_domain=64", "log_level=warning"];
 
 const number = (value: number) => value.toLocaleString("en-US");
@@ -63,6 +67,7 @@ function commandFor(
   pkg?: InstalledPackage,
 ): { command: string; args: string[]; cwd: string } {
   const spider = crawler === "css" ? "shop_css_spider.ts" : "shop_links_spider.ts";
+  const extra = crawler === "workers" ? ["-s", "workers=1"] : [];
   const crawl = (spiderFile: string) => [
     "crawl",
     spiderFile,
@@ -73,6 +78,7 @@ function commandFor(
     "--stats-file",
     stats,
     ...SETTINGS.flatMap((setting) => ["-s", setting]),
+    ...extra,
   ];
   if (runtime === "deno") {
     const bench = join(REPO_ROOT, "scripts", "bench");
@@ -151,7 +157,7 @@ try {
         const key = `${runtime} ${crawler}`;
         runs.set(key, [...(runs.get(key) ?? []), run]);
         console.log(
-          `  round ${round + 1}: ${key.padEnd(11)} ${number(run.pages).padStart(7)} pages ` +
+          `  round ${round + 1}: ${key.padEnd(12)} ${number(run.pages).padStart(7)} pages ` +
             `${(run.pages / run.wall).toFixed(0).padStart(6)} pages/s ${run.cpu.toFixed(1).padStart(6)} CPU s ` +
             `${run.peakMb.toFixed(0).padStart(5)} MB`,
         );
@@ -193,7 +199,7 @@ try {
   };
   console.log("");
   for (const runtime of runtimes) {
-    for (const crawler of ["css", "links"]) {
+    for (const crawler of CRAWLERS.filter((crawler) => crawler !== "bare")) {
       console.log(
         `${runtime} ${crawler} / bare pages/s, median of the rounds' ratios: ${
           byRound(`${runtime} ${crawler}`, `${runtime} bare`)
