@@ -217,7 +217,10 @@ export class WorkerPool {
 
   close(): void {
     this.#closed = true;
+    const unanswered = this.#slots.flatMap((slot) => slot.tasks.splice(0));
     for (const slot of this.#slots) slot.worker.terminate();
-    for (const task of this.#waiting.splice(0)) task.reject(new Error("the callback workers are closed"));
+    for (const task of [...unanswered, ...this.#waiting.splice(0)]) {
+      task.reject(new Error("the callback workers are closed"));
+    }
   }
 }

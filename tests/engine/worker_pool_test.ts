@@ -20,6 +20,7 @@ const MOD = JSON.stringify(new URL("../../mod.ts", import.meta.url).href);
 const SPIDER = `import { type Page, Spider } from ${MOD};
 export class Pages extends Spider {
   override async *parse(page: Page) {
+    if (page.url.endsWith("/hang")) await new Promise(() => {});
     if (page.url.endsWith("/crash")) {
       setTimeout(() => { throw new Error("the worker goes down"); }, 0);
       await new Promise(() => {});
@@ -78,5 +79,34 @@ Deno.test("pages that waited go to the worker together; one that kills it fails 
     } finally {
       pool.close();
     }
+  });
+});
+
+Deno.test("closing the pool fails the pages a worker has not answered and those still waiting, rather than leave them", async () => {
+  await withTempDir(async (dir) => {
+    const file = join(dir, "pages.ts");
+    await writeFile(file, SPIDER);
+    const { Pages } = await import(pathToFileURL(file).href) as { Pages: new () => Spider };
+    const pool = await WorkerPool.start(1, new Pages(), { file, args: [] }, recordingLog([]));
+    const run = (path: string) => {
+      const request = new Request(`http://127.0.0.1:9/d/${path}`);
+      return pool.run(request, makeResponse(request, { body: "<p>page</p>" }));
+    };
+    // The worker is held on the first page; the other two wait for it.
+    const settled = Promise.allSettled(["hang", "x", "y"].map(run));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    pool.close();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const outcome = await Promise.race([
+      settled,
+      new Promise<"still waiting">((resolve) => timer = setTimeout(() => resolve("still waiting"), 10_000)),
+    ]);
+    clearTimeout(timer);
+    assert.notEqual(outcome, "still waiting");
+    assert.deepEqual((outcome as PromiseSettledResult<unknown>[]).map((each) => each.status), [
+      "rejected",
+      "rejected",
+      "rejected",
+    ]);
   });
 });
