@@ -3,7 +3,8 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parquetReadObjects } from "hyparquet";
-import { parquetFormat, ROW_GROUP } from "../../src/output/parquet.ts";
+import { parquetFormat } from "../../src/output/parquet.ts";
+import { ROW_GROUP } from "../../src/output/parquet_file.ts";
 import { withTempDir } from "./temp_dir.ts";
 
 async function readParquet(path: string): Promise<Array<Record<string, unknown>>> {
