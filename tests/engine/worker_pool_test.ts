@@ -11,8 +11,9 @@ import { WorkerPool } from "../../src/engine/worker_pool.ts";
 import { makeResponse } from "../../src/spider/response.ts";
 import { Request } from "../../src/spider/request.ts";
 import type { Spider } from "../../src/spider/spider.ts";
-import type { Item, Logger } from "../../src/spider/types.ts";
+import type { Item } from "../../src/spider/types.ts";
 import { withTempDir } from "../cli/_run.ts";
+import { recordingLogger } from "../output/temp_dir.ts";
 
 const MOD = JSON.stringify(new URL("../../mod.ts", import.meta.url).href);
 
@@ -35,18 +36,13 @@ export class Pages extends Spider {
 }
 `;
 
-function recordingLog(warnings: string[]): Logger {
-  const quiet = () => {};
-  return { debug: quiet, info: quiet, warning: (message: string) => warnings.push(message), error: quiet };
-}
-
 Deno.test("pages that waited go to the worker together; one that kills it fails alone and the rest are run", async () => {
   await withTempDir(async (dir) => {
     const file = join(dir, "pages.ts");
     await writeFile(file, SPIDER);
     const { Pages } = await import(pathToFileURL(file).href) as { Pages: new () => Spider };
-    const warnings: string[] = [];
-    const pool = await WorkerPool.start(1, new Pages(), { file, args: [] }, recordingLog(warnings));
+    const log = recordingLogger();
+    const pool = await WorkerPool.start(1, new Pages(), { file, args: [] }, log);
     try {
       const run = (path: string) => {
         const request = new Request({ url: `http://127.0.0.1:9/d/${path}`, depth: 2 });
@@ -62,6 +58,7 @@ Deno.test("pages that waited go to the worker together; one that kills it fails 
         "fulfilled",
       ]);
       assert.match(String((outcomes[2] as PromiseRejectedResult).reason), /its callback worker died/);
+      const warnings = log.lines.filter((line) => line.level === "warning").map((line) => line.message);
       assert.equal(warnings.length, 1, warnings.join("\n"));
 
       const outputs = (outcomes[3] as PromiseFulfilledResult<Array<Item | Request>>).value;
@@ -87,7 +84,7 @@ Deno.test("closing the pool fails the pages a worker has not answered and those 
     const file = join(dir, "pages.ts");
     await writeFile(file, SPIDER);
     const { Pages } = await import(pathToFileURL(file).href) as { Pages: new () => Spider };
-    const pool = await WorkerPool.start(1, new Pages(), { file, args: [] }, recordingLog([]));
+    const pool = await WorkerPool.start(1, new Pages(), { file, args: [] }, recordingLogger());
     const run = (path: string) => {
       const request = new Request(`http://127.0.0.1:9/d/${path}`);
       return pool.run(request, makeResponse(request, { body: "<p>page</p>" }));
