@@ -258,14 +258,24 @@ async function handleResponse(ctx: CrawlContext, pending: Pending, response: Fet
   return await finishWith(ctx, pending, outputs, undefined, pending.request.depth);
 }
 
-/** The page's callback, drained; then the page lets go of what it derived from its body (see RELEASE_DERIVED). */
-function drainPage(ctx: CrawlContext, page: Page): (take: OutputTaker) => Promise<boolean> {
-  return async (take) => {
+/**
+ * The page's callback, drained; then the page lets go of what it derived from its body (see RELEASE_DERIVED): at
+ * once when the callback was synchronous, before any other page's callback runs (see drainCallback).
+ */
+function drainPage(ctx: CrawlContext, page: Page): (take: OutputTaker) => boolean | Promise<boolean> {
+  return (take) => {
+    let drained: boolean | Promise<boolean>;
     try {
-      return await drainCallback(ctx.spider, page.request, page, take);
-    } finally {
+      drained = drainCallback(ctx.spider, page.request, page, take);
+    } catch (error) {
       page[RELEASE_DERIVED]();
+      throw error;
     }
+    if (typeof drained === "boolean") {
+      page[RELEASE_DERIVED]();
+      return drained;
+    }
+    return drained.finally(() => page[RELEASE_DERIVED]());
   };
 }
 
@@ -299,7 +309,7 @@ export function acceptYielded(ctx: CrawlContext, output: Request, depth: number)
 async function finishWith(
   ctx: CrawlContext,
   pending: Pending,
-  outputs: AsyncIterable<Item | Request> | ((take: OutputTaker) => Promise<boolean>) | undefined,
+  outputs: AsyncIterable<Item | Request> | ((take: OutputTaker) => boolean | Promise<boolean>) | undefined,
   extra: Request[] | undefined,
   depth = pending.request.depth,
 ): Promise<Outcome> {

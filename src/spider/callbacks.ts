@@ -228,37 +228,114 @@ export type OutputTaker = (output: Item | Request) => boolean;
 /**
  * What runCallback yields, in the same order, handed to `take` without async generators: a callback's sync
  * iterable (a `*parse`, what most spiders write) is walked in a plain loop that awaits only promises it yields,
- * where two async generators cost a few promises per link. Resolves to false when `take` stopped it.
+ * where two async generators cost a few promises per link. False when `take` stopped it.
+ *
+ * A callback that returns or yields no promise is drained before this returns: the answer is a boolean, not a
+ * promise, and a callback's error is thrown, not a rejection. That lets the engine drop what the page parsed (its
+ * text and document) at once. Were the drain awaited even then, the pages whose responses came in one turn of the
+ * event loop would each run their callback before any of them got to let go of its document (a promise's
+ * continuation waits behind the others), and all of them would be alive together: up to 63 at 64 requests at once,
+ * which the young generation then copied at every collection (docs/design/engine.md, "Pages let go at once").
  */
-export async function drainCallback(spider: Spider, request: Request, page: Page, take: OutputTaker): Promise<boolean> {
+export function drainCallback(
+  spider: Spider,
+  request: Request,
+  page: Page,
+  take: OutputTaker,
+): boolean | Promise<boolean> {
   const { method, label, followRules } = pickCallback(spider, request);
-  if (method && !await drainResult(method.call(spider, page, request.cbKwargs), label, take)) return false;
-  if (followRules) { for (const out of ruleRequests(spider, page)) if (!take(out)) return false; }
-  return true;
+  const rules = (): boolean => {
+    if (followRules) { for (const out of ruleRequests(spider, page)) if (!take(out)) return false; }
+    return true;
+  };
+  if (!method) return rules();
+  const drained = drainResult(method.call(spider, page, request.cbKwargs), label, take);
+  if (typeof drained === "boolean") return drained && rules();
+  return drained.then((finished) => finished && rules());
 }
 
-/** normaliseResult's outputs handed to `take`; false when `take` stopped it. */
-async function drainResult(result: unknown, label: string, take: OutputTaker): Promise<boolean> {
-  const value = isThenable(result) ? await result : result;
+/** normaliseResult's outputs handed to `take`; false when `take` stopped it. Synchronous while nothing is a promise. */
+function drainResult(result: unknown, label: string, take: OutputTaker): boolean | Promise<boolean> {
+  if (isThenable(result)) return Promise.resolve(result).then((value) => drainValue(value, label, take));
+  return drainValue(result, label, take);
+}
+
+function drainValue(value: unknown, label: string, take: OutputTaker): boolean | Promise<boolean> {
   if (value === null || value === undefined) return true;
   if (typeof value === "object" && !isPlainObject(value) && !(value instanceof Request)) {
-    if (Symbol.asyncIterator in value) {
-      for await (const out of value as AsyncIterable<unknown>) {
-        const checked = checkOutput(out, label);
-        if (checked && !take(checked)) return false;
-      }
-      return true;
-    }
-    if (Symbol.iterator in value) {
-      for (const out of value as Iterable<unknown>) {
-        const checked = checkOutput(isThenable(out) ? await out : out, label);
-        if (checked && !take(checked)) return false;
-      }
-      return true;
-    }
+    if (Symbol.asyncIterator in value) return drainAsyncIterable(value as AsyncIterable<unknown>, label, take);
+    if (Symbol.iterator in value) return drainIterator((value as Iterable<unknown>)[Symbol.iterator](), label, take);
   }
   const checked = checkOutput(value, label);
   return checked ? take(checked) : true;
+}
+
+async function drainAsyncIterable(outputs: AsyncIterable<unknown>, label: string, take: OutputTaker): Promise<boolean> {
+  for await (const out of outputs) {
+    const checked = checkOutput(out, label);
+    if (checked && !take(checked)) return false;
+  }
+  return true;
+}
+
+/**
+ * A sync iterator's outputs handed to `take`, as a `for...of` would: the iterator is closed (its `return()`, so a
+ * generator's `finally` runs) when `take` stops it or an output is refused, and not when `next()` itself throws. On
+ * the first promise it yields the rest goes on asynchronously, with the same iterator.
+ */
+function drainIterator(iterator: Iterator<unknown>, label: string, take: OutputTaker): boolean | Promise<boolean> {
+  for (;;) {
+    const step = iterator.next();
+    if (step.done) return true;
+    if (isThenable(step.value)) return drainIteratorAsync(step.value, iterator, label, take);
+    let stopped: boolean;
+    try {
+      const checked = checkOutput(step.value, label);
+      stopped = checked !== undefined && !take(checked);
+    } catch (error) {
+      closeQuietly(iterator);
+      throw error;
+    }
+    if (stopped) {
+      iterator.return?.();
+      return false;
+    }
+  }
+}
+
+async function drainIteratorAsync(
+  first: PromiseLike<unknown>,
+  iterator: Iterator<unknown>,
+  label: string,
+  take: OutputTaker,
+): Promise<boolean> {
+  let out: unknown = first;
+  for (;;) {
+    let stopped: boolean;
+    try {
+      const checked = checkOutput(isThenable(out) ? await out : out, label);
+      stopped = checked !== undefined && !take(checked);
+    } catch (error) {
+      closeQuietly(iterator);
+      throw error;
+    }
+    if (stopped) {
+      iterator.return?.();
+      return false;
+    }
+    const step = iterator.next();
+    if (step.done) return true;
+    out = step.value;
+  }
+}
+
+/** Closes an iterator left because of an error; an error of its own closing gives way to that one (as in for...of). */
+function closeQuietly(iterator: Iterator<unknown>): void {
+  try {
+    iterator.return?.();
+  } catch {
+    // The error that ended the loop is the one to report.
+  }
 }
 
 /** Runs a request's errback (if it has one) with `{ error, request }`, yielding its items and requests. */

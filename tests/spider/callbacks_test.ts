@@ -389,7 +389,7 @@ Deno.test("spider argument names must be identifiers that do not replace anythin
 });
 
 /** What a callback's run gives: its outputs (requests by URL, depth, rule) up to an error, and the error. */
-async function outcome(run: (take: (out: Item | Request) => boolean) => Promise<unknown>) {
+async function outcome(run: (take: (out: Item | Request) => boolean) => unknown) {
   const outputs: unknown[] = [];
   let error: string | undefined;
   try {
@@ -422,6 +422,69 @@ Deno.test("drainCallback hands over what runCallback yields, in order, and fails
     const fast = await outcome((take) => drainCallback(spider, request, page(request, RULES_HTML + html), take));
     assert.deepEqual(fast, slow, `${spider.constructor.name} ${request.url} ${String(request.callback)}`);
   }
+});
+
+Deno.test("drainCallback drains a callback that gives no promise before it returns, and throws its error", () => {
+  const request = (callback: string) => new Request({ url: "http://127.0.0.1/p", callback });
+  const synchronous = ["value", "array", "generator", "nothing", "iterable"];
+  for (const callback of synchronous) {
+    const taken: unknown[] = [];
+    const drained = drainCallback(new Styles(), request(callback), page(request(callback)), (out) => {
+      taken.push(out);
+      return true;
+    });
+    assert.equal(drained, true, callback);
+    assert.ok(taken.length > 0 || callback === "nothing", callback);
+  }
+  for (const callback of ["returnsString", "yieldsNumber", "returnsMap", "throws", "throwsMidway"]) {
+    assert.throws(() => drainCallback(new Styles(), request(callback), page(request(callback)), () => true), callback);
+  }
+  // Anything that gives a promise, itself or among its outputs, is drained asynchronously.
+  for (const callback of ["asyncGenerator", "promiseOfArray", "promiseOfValue", "arrayOfPromises", "yieldsPromises"]) {
+    assert.ok(drainCallback(new Styles(), request(callback), page(request(callback)), () => true) instanceof Promise);
+  }
+});
+
+Deno.test("drainCallback closes a generator an output stopped, as for...of does, and not one whose next() threw", async () => {
+  const log: string[] = [];
+  class Closing extends Spider {
+    *refused() {
+      try {
+        yield { n: 1 };
+        yield "not an output";
+        yield { n: 3 };
+      } finally {
+        log.push("closed");
+      }
+    }
+    *afterPromise() {
+      try {
+        yield Promise.resolve({ n: 1 });
+        yield { n: 2 };
+        yield 7;
+      } finally {
+        log.push("closed after a promise");
+      }
+    }
+  }
+  const request = new Request({ url: "http://127.0.0.1/", callback: "refused" });
+  assert.throws(() => drainCallback(new Closing(), request, page(request), () => true), /produced a string/);
+  assert.deepEqual(log, ["closed"]);
+  const later = new Request({ url: "http://127.0.0.1/", callback: "afterPromise" });
+  const taken: unknown[] = [];
+  await assert.rejects(
+    async () =>
+      await drainCallback(new Closing(), later, page(later), (out) => {
+        taken.push(out);
+        return true;
+      }),
+    /produced a number/,
+  );
+  assert.deepEqual(taken, [{ n: 1 }, { n: 2 }]);
+  assert.deepEqual(log, ["closed", "closed after a promise"]);
+  // A generator that throws from its own body is done; there is nothing to close (and for...of would not).
+  const thrown = new Request({ url: "http://127.0.0.1/p", callback: "throwsMidway" });
+  assert.throws(() => drainCallback(new Styles(), thrown, page(thrown), () => true), /midway/);
 });
 
 Deno.test("drainCallback stops a callback when the taker says so, and its generator is closed", async () => {
