@@ -14,7 +14,7 @@ import { loadSpiders, pickSpider } from "../load/spiders.ts";
 import type { FetchedResponse } from "../spider/response.ts";
 import { decodeRequest, encodeRequest, type PlainRequestParts, plainRequestParts } from "../queue/codec.ts";
 import { runtime } from "../runtime/mod.ts";
-import { runCallback } from "../spider/callbacks.ts";
+import { drainCallback } from "../spider/callbacks.ts";
 import { Page } from "../spider/page.ts";
 import { Request } from "../spider/request.ts";
 import type { Spider } from "../spider/spider.ts";
@@ -90,12 +90,15 @@ async function run(message: SentPage): Promise<void> {
     // The codec carries only what a queue can hold (http and https); a `mailto:` a callback followed crosses as its
     // URL alone, for the crawl to drop and count, as it would without workers.
     const otherSchemes: string[] = [];
-    for await (const output of runCallback(spider!, request, new Page(response, request))) {
+    // drainCallback, not runCallback's async generators: a `*parse` is walked in a plain loop, without a promise per
+    // output (27 followed links a page on the link shop).
+    await drainCallback(spider!, request, new Page(response, request), (output) => {
       if (!(output instanceof Request)) items.push(output);
       else if (/^https?:/.test(output.url)) {
         requests.push(plainRequestParts(spider!, output) ?? encodeRequest(spider!, output));
       } else otherSchemes.push(output.url);
-    }
+      return true;
+    });
     channel.post({ type: "done", id: message.id, items, requests, otherSchemes } satisfies FromWorker);
   } catch (error) {
     channel.post(
