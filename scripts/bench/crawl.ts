@@ -5,7 +5,7 @@
  *
  * It writes the link shop (scripts/bench/link_shop.ts: PRODUCTS product pages, 21,005 pages in all for 20,000, each
  * product page with about 27 links, most seen before, spelled every way) and serves it with nginx on 127.0.0.1.
- * Then, ROUNDS times and alternating, on each runtime:
+ * Then, ROUNDS times and alternating (every other round in the reverse order), on each runtime:
  *
  * - bare: scripts/bench/bare_crawl.mjs, the least a crawler can do (keep-alive agent, array queue, Set, SAX scan);
  * - css: `netweir crawl scripts/bench/shop_css_spider.ts`, `for (const href of page.css("a").attrs("href"))
@@ -151,8 +151,11 @@ try {
   }
   const runs = new Map<string, Run[]>();
   for (let round = 0; round < rounds; round++) {
-    for (const runtime of runtimes) {
-      for (const crawler of CRAWLERS) {
+    // Every other round runs in the reverse order, so that a machine whose speed drifts during a round (this one's
+    // does) does not always favour the runs at its start.
+    const inOrder = <T>(list: readonly T[]) => round % 2 === 0 ? list : [...list].reverse();
+    for (const runtime of inOrder(runtimes)) {
+      for (const crawler of inOrder(CRAWLERS)) {
         const run = await runOnce(work, runtime, crawler, server.url, pkg);
         const key = `${runtime} ${crawler}`;
         runs.set(key, [...(runs.get(key) ?? []), run]);
@@ -210,9 +213,11 @@ try {
   if (runtimes.length === 2) {
     for (const crawler of CRAWLERS) {
       const ratio = summary(`node ${crawler}`).rate / summary(`deno ${crawler}`).rate;
+      // Pages per CPU second move less with a machine that is lent away for a while than pages per wall second.
+      const perCpu = summary(`node ${crawler}`).perCpu / summary(`deno ${crawler}`).perCpu;
       console.log(
         `node / deno pages/s, ${crawler}: ${ratio.toFixed(2)} of the medians; ` +
-          `${byRound(`node ${crawler}`, `deno ${crawler}`)} round by round`,
+          `${byRound(`node ${crawler}`, `deno ${crawler}`)} round by round; pages per CPU s: ${perCpu.toFixed(2)}`,
       );
     }
   }
