@@ -12,7 +12,8 @@
  *   tag names keep their case), implied and suppressed elements (`</p>`, `</br>`, a second `<form>`) and which
  *   elements an end tag closes (so which ones a template holds).
  */
-import { Parser, Tokenizer } from "htmlparser2";
+import { Parser } from "htmlparser2";
+import { SkippingTokenizer } from "./skipping_tokenizer.ts";
 
 /** An element as the DOM would have it: its name in lower case, and its attributes. */
 export interface ScannedElement {
@@ -59,7 +60,7 @@ function tokenizerScan(html: string, names: ReadonlySet<string>): ScannedElement
     if (current) found.push(current);
     current = undefined;
   };
-  const tokenizer = new Tokenizer({ decodeEntities: true }, {
+  const tokenizer = new SkippingTokenizer({ decodeEntities: true }, {
     onopentagname(start, end) {
       current = undefined;
       const length = end - start;
@@ -117,7 +118,7 @@ function parserScan(html: string, names: ReadonlySet<string>): ScannedElement[] 
     onclosetag() {
       if (open.pop()) templates--;
     },
-  });
+  }, { Tokenizer: SkippingTokenizer });
   parser.end(html);
   return found;
 }

@@ -12,6 +12,7 @@
  * read from here is the DOM's answer; tests/spider/light_document_test.ts holds the two together.
  */
 import { type Handler, Parser } from "htmlparser2";
+import { SkippingTokenizer } from "./skipping_tokenizer.ts";
 
 /** One element, as the DOM has it, with its place in the page's arrays. */
 export class LightElement {
@@ -153,7 +154,7 @@ export function buildLightDocument(html: string): LightDocument {
       mergeInto = -1;
     },
   };
-  new Parser(handler).end(html);
+  new Parser(handler, { Tokenizer: SkippingTokenizer }).end(html);
   // Elements the page never closed end with it, as they do in the DOM.
   for (const element of open) {
     element.end = elements.length;

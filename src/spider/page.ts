@@ -16,6 +16,7 @@ import { decodeBody, detectEncodingAndText } from "./charset.ts";
 import { isHttpUrl, type LinkScan, needsBase, resolveHref, walkLinks } from "./html_links.ts";
 import { scanElements, type ScannedElement } from "./element_scan.ts";
 import { buildLightDocument, type LightDocument, type LightElement } from "./light_document.ts";
+import { SkippingTokenizer } from "./skipping_tokenizer.ts";
 import { answersLight, selectLight } from "./light_select.ts";
 
 /**
@@ -222,7 +223,7 @@ export class Page {
    * @ignore
    */
   get document(): Document {
-    return this.#document ??= parseDocument(this.text);
+    return this.#document ??= parseDocument(this.text, { Tokenizer: SkippingTokenizer });
   }
 
   /** The elements matching a CSS selector; may end with `::text` or `::attr(name)`. */
