@@ -7,6 +7,8 @@
  * DOM built from them are the stock tokenizer's, which tests/spider/skipping_tokenizer_test.ts holds them to, event
  * for event, on awkward and generated pages.
  *
+ * Its own skipping (`fastForwardTo`: comments, CDATA, script and style bodies) is done by `indexOf` too.
+ *
  * It relies on three things of htmlparser2 12's tokenizer that its typings keep private: `parse()` moves on with
  * `index++` after each state method, `index` counts from the start of the stream while `buffer` holds the chunk from
  * `offset` on, and the text and quoted-value states do nothing but wait for their stop characters (when entities
@@ -72,6 +74,22 @@ function skipTo(method: string, stop: number, stopText: string): void {
     const amp = nextAmp(this, from);
     this.index = (found === -1 || amp < found ? amp : found) + this.offset - 1;
   };
+}
+
+// The stock tokenizer's own skipping (comments, CDATA, the bodies of script and style, and text when entities are not
+// decoded) walks one character at a time in JavaScript; the same contract, by indexOf: on to the next `c` and true,
+// or to the last character of the chunk and false.
+if (typeof stock.fastForwardTo === "function") {
+  (SkippingTokenizer.prototype as unknown as Record<string, (this: TokenizerState, c: number) => boolean>)
+    .fastForwardTo = function (this: TokenizerState, c: number): boolean {
+      const found = this.buffer.indexOf(String.fromCharCode(c), this.index - this.offset + 1);
+      if (found !== -1) {
+        this.index = found + this.offset;
+        return true;
+      }
+      this.index = this.buffer.length + this.offset - 1;
+      return false;
+    };
 }
 
 skipTo("stateText", LT, "<");

@@ -117,11 +117,17 @@ function chunked(html: string, next: () => number): string[] {
   return chunks;
 }
 
-Deno.test("the skipping tokenizer replaces the text and quoted-value states of htmlparser2's tokenizer", () => {
+Deno.test("the skipping tokenizer replaces the text and quoted-value states and the fast-forward of htmlparser2's", () => {
   // Were htmlparser2 to rename them, the replacement would silently not happen: this says so.
   const own = SkippingTokenizer.prototype as unknown as Record<string, unknown>;
   const stock = Tokenizer.prototype as unknown as Record<string, unknown>;
-  for (const method of ["stateText", "stateInAttributeValueDoubleQuotes", "stateInAttributeValueSingleQuotes"]) {
+  const methods = [
+    "stateText",
+    "stateInAttributeValueDoubleQuotes",
+    "stateInAttributeValueSingleQuotes",
+    "fastForwardTo",
+  ];
+  for (const method of methods) {
     assert.equal(typeof stock[method], "function", method);
     assert.notEqual(own[method], stock[method], method);
   }
@@ -160,6 +166,12 @@ Deno.test("the skipping tokenizer: a page with no markup, an empty one, and ampe
     assert.deepEqual(events(SkippingTokenizer, [html]), events(Tokenizer, [html]), JSON.stringify(html));
   }
   // Long text runs between many ampersands and none at all: the remembered position of the next `&` stays right.
+  const script = "<script>" + "var a = 1; ".repeat(3_000) + "if (a < 2) {}</script><!--" + "- ".repeat(2_000) + "-->";
+  assert.deepEqual(events(SkippingTokenizer, [script]), events(Tokenizer, [script]));
+  assert.deepEqual(
+    events(SkippingTokenizer, [script], { decodeEntities: false }),
+    events(Tokenizer, [script], { decodeEntities: false }),
+  );
   const long = "word ".repeat(2_000) + "&amp;" + "<b>x</b>".repeat(500) + "more & more " + "z".repeat(5_000);
   assert.deepEqual(events(SkippingTokenizer, [long]), events(Tokenizer, [long]));
   assert.deepEqual(
