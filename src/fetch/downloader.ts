@@ -18,6 +18,7 @@ import { describeNetworkFailure } from "./network_errors.ts";
 import { ACCEPT_ENCODING, checkContentLength, decodeBody, readBody } from "./body.ts";
 import { basicAuthorization, credentialsFor } from "./credentials.ts";
 import { ClientPool } from "./client_pool.ts";
+import { Deadlines } from "./deadlines.ts";
 import { ProxyRotation } from "./proxy_rotation.ts";
 import type { FetchedResponse, RedirectHop } from "../spider/response.ts";
 
@@ -53,8 +54,6 @@ export class RedirectRefused extends Error {
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 /** Headers describing a request body, dropped with the body when a redirect turns the request into a GET. */
 const BODY_HEADERS = ["content-type", "content-length", "content-encoding", "transfer-encoding"];
-/** setTimeout's largest delay; longer timeouts are as good as none. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** The settings the downloader reads. */
 export type DownloaderSettings = Pick<
@@ -80,6 +79,8 @@ export class Downloader {
   /** One client (connection pool) per proxy, created on first use, the least recently used idle ones closed. */
   readonly #clients = new ClientPool();
   readonly #proxyUsed = new WeakMap<FetchedResponse, string>();
+  /** The timeouts of the requests in flight, under one timer. */
+  readonly #deadlines = new Deadlines();
   #closed = false;
 
   constructor(settings: DownloaderSettings, log: Logger) {
@@ -146,10 +147,10 @@ export class Downloader {
     }
     const controller = new AbortController();
     let timedOut = false;
-    const timer = setTimeout(() => {
+    const deadline = this.#deadlines.add(seconds * 1000, () => {
       timedOut = true;
       controller.abort();
-    }, Math.min(seconds * 1000, MAX_TIMER_MS));
+    });
     const onAbort = () => controller.abort();
     signal?.addEventListener("abort", onAbort, { once: true });
     const started = performance.now();
@@ -170,7 +171,7 @@ export class Downloader {
       const why = describeNetworkFailure(error, request.url);
       throw new FetchError("network", `fetching ${request.url} failed: ${why}`, { cause: error });
     } finally {
-      clearTimeout(timer);
+      this.#deadlines.remove(deadline);
       signal?.removeEventListener("abort", onAbort);
       client.release();
     }
