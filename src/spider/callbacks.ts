@@ -288,18 +288,7 @@ function drainIterator(iterator: Iterator<unknown>, label: string, take: OutputT
     const step = iterator.next();
     if (step.done) return true;
     if (isThenable(step.value)) return drainIteratorAsync(step.value, iterator, label, take);
-    let stopped: boolean;
-    try {
-      const checked = checkOutput(step.value, label);
-      stopped = checked !== undefined && !take(checked);
-    } catch (error) {
-      closeQuietly(iterator);
-      throw error;
-    }
-    if (stopped) {
-      iterator.return?.();
-      return false;
-    }
+    if (handOver(step.value, iterator, label, take)) return false;
   }
 }
 
@@ -311,22 +300,35 @@ async function drainIteratorAsync(
 ): Promise<boolean> {
   let out: unknown = first;
   for (;;) {
-    let stopped: boolean;
+    let value: unknown;
     try {
-      const checked = checkOutput(isThenable(out) ? await out : out, label);
-      stopped = checked !== undefined && !take(checked);
+      value = isThenable(out) ? await out : out;
     } catch (error) {
       closeQuietly(iterator);
       throw error;
     }
-    if (stopped) {
-      iterator.return?.();
-      return false;
-    }
+    if (handOver(value, iterator, label, take)) return false;
     const step = iterator.next();
     if (step.done) return true;
     out = step.value;
   }
+}
+
+/**
+ * One of an iterator's outputs handed to `take`, as a `for...of` body would: true when `take` stopped the iterator
+ * (which is then closed); an output refused closes it too, and throws.
+ */
+function handOver(output: unknown, iterator: Iterator<unknown>, label: string, take: OutputTaker): boolean {
+  let stopped: boolean;
+  try {
+    const checked = checkOutput(output, label);
+    stopped = checked !== undefined && !take(checked);
+  } catch (error) {
+    closeQuietly(iterator);
+    throw error;
+  }
+  if (stopped) iterator.return?.();
+  return stopped;
 }
 
 /** Closes an iterator left because of an error; an error of its own closing gives way to that one (as in for...of). */

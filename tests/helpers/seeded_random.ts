@@ -10,3 +10,11 @@ export function seededRandom(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** A text of `min` to `min + spread - 1` pieces drawn from `pieces`: the generated pages of the parser tests. */
+export function randomPieces(pieces: readonly string[], next: () => number, min: number, spread: number): string {
+  let text = "";
+  const length = min + Math.floor(next() * spread);
+  for (let i = 0; i < length; i++) text += pieces[Math.floor(next() * pieces.length)];
+  return text;
+}

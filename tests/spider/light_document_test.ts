@@ -13,7 +13,7 @@ import { Page } from "../../src/spider/page.ts";
 import { Request } from "../../src/spider/request.ts";
 import type { Selection } from "../../src/spider/selection.ts";
 import { AWKWARD_PAGES } from "../helpers/awkward_html.ts";
-import { seededRandom } from "../helpers/seeded_random.ts";
+import { randomPieces, seededRandom } from "../helpers/seeded_random.ts";
 
 const URL_OF_PAGE = "http://127.0.0.1/dir/page.html";
 
@@ -122,10 +122,7 @@ const PIECES = [
 ];
 
 function randomPage(next: () => number): string {
-  let html = "";
-  const length = 5 + Math.floor(next() * 60);
-  for (let i = 0; i < length; i++) html += PIECES[Math.floor(next() * PIECES.length)];
-  return html;
+  return randomPieces(PIECES, next, 5, 60);
 }
 
 for (const [name, html] of Object.entries(AWKWARD_PAGES)) {

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { Parser, Tokenizer } from "htmlparser2";
 import { SkippingTokenizer } from "../../src/spider/skipping_tokenizer.ts";
 import { AWKWARD_PAGES } from "../helpers/awkward_html.ts";
-import { seededRandom } from "../helpers/seeded_random.ts";
+import { randomPieces, seededRandom } from "../helpers/seeded_random.ts";
 
 type Event = Array<string | number | boolean | undefined>;
 
@@ -99,10 +99,7 @@ const PIECES = [
 ];
 
 function randomPage(next: () => number): string {
-  let html = "";
-  const length = 1 + Math.floor(next() * 40);
-  for (let i = 0; i < length; i++) html += PIECES[Math.floor(next() * PIECES.length)];
-  return html;
+  return randomPieces(PIECES, next, 1, 40);
 }
 
 /** `html` cut into pieces at random places (the tokenizer keeps its state across writes). */
