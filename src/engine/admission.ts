@@ -7,6 +7,7 @@ import type { Request } from "../spider/request.ts";
 import { TrapDetector } from "./traps.ts";
 import { domainMatcher } from "../spider/host_in_domain.ts";
 import { hrefParts } from "../spider/href_parts.ts";
+import { RecentKeys } from "./recent_keys.ts";
 
 export interface AdmissionSettings {
   maxDepth: number | null;
@@ -35,33 +36,6 @@ export function allowedHosts(allowedDomains: readonly string[]): (host: string) 
   return domainMatcher(allowedDomains.map(withoutPort));
 }
 
-/** Keys kept by each of the two generations of RecentKeys. */
-const RECENTLY_QUEUED = 16_384;
-
-/**
- * Requests this process has queued lately, by their URL without its fragment, kept to drop a link seen again (most
- * of what a page yields: menus, "related" boxes) before anything else is done with it. Bounded: two generations,
- * the old one dropped when the young one fills, so what was used recently is kept and memory stays flat (about
- * 3 MB at most). A key forgotten only sends a link the whole way again, to the frontier's filter.
- */
-class RecentKeys {
-  #young = new Set<string>();
-  #old = new Set<string>();
-
-  has(key: string): boolean {
-    return this.#young.has(key) || this.#old.has(key);
-  }
-
-  add(key: string): void {
-    if (this.#young.has(key)) return;
-    if (this.#young.size >= RECENTLY_QUEUED) {
-      this.#old = this.#young;
-      this.#young = new Set();
-    }
-    this.#young.add(key);
-  }
-}
-
 /** `name:port` without the port; an IPv6 address (two colons or more) is left alone. */
 function withoutPort(domain: string): string {
   return /^[^:]*:\d+$/.test(domain) ? domain.replace(/:\d+$/, "") : domain.replace(/^(\[.*\]):\d+$/, "$1");
@@ -72,7 +46,7 @@ function withoutPort(domain: string): string {
  * filters by URL alone (GET, no body, not dontFilter); undefined for the others. Two requests with one key have
  * one fingerprint, so a request whose key was queued is one the frontier would drop.
  */
-function queueKey(request: Request): string | undefined {
+export function queueKey(request: Request): string | undefined {
   if (request.dontFilter || request.method !== "GET" || request.body) return undefined;
   const hash = request.url.indexOf("#");
   return hash < 0 ? request.url : request.url.slice(0, hash);
@@ -125,10 +99,19 @@ export class Admission {
     return (maxDepth === null || request.depth <= maxDepth) && this.#queued.has(key);
   }
 
-  /** Notes a yielded request that passed every check and goes to the frontier (see {@link queuedLately}). */
-  noteQueued(request: Request): void {
+  /**
+   * Notes a yielded request that passed every check and goes to the frontier (see {@link queuedLately}); gives its
+   * key, or undefined for a request the frontier does not filter by URL alone.
+   */
+  noteQueued(request: Request): string | undefined {
     const key = queueKey(request);
     if (key !== undefined) this.#queued.add(key);
+    return key;
+  }
+
+  /** The depth a request may have at most, or null for none (max_depth). */
+  get maxDepth(): number | null {
+    return this.#settings.maxDepth;
   }
 
   /** Checks a request taken from the queue, and counts it against its host. */

@@ -19,6 +19,8 @@ import { Page } from "../spider/page.ts";
 import { Request } from "../spider/request.ts";
 import type { Spider } from "../spider/spider.ts";
 import { applySpiderArgs } from "../spider/spider_args.ts";
+import { queueKey } from "./admission.ts";
+import { RecentKeys } from "./recent_keys.ts";
 import type { Item } from "../spider/types.ts";
 
 /** A response as it crosses to a worker. */
@@ -40,8 +42,20 @@ export interface SentPage {
 }
 
 export type ToWorker =
-  | { type: "init"; file: string; spider?: string; args: string[] }
-  | { type: "run"; pages: SentPage[] };
+  | {
+    type: "init";
+    file: string;
+    spider?: string;
+    args: string[];
+    /** max_depth: a link deeper than this is refused by the crawl, never dropped here as queued already. */
+    maxDepth: number | null;
+  }
+  | {
+    type: "run";
+    pages: SentPage[];
+    /** Keys (see queueKey) of the requests the crawl queued since its last message to this worker. */
+    queued: string[];
+  };
 
 export type FromWorker =
   | { type: "ready" }
@@ -59,12 +73,21 @@ export type FromWorker =
 
 const channel = runtime.workerChannel();
 let spider: Spider | undefined;
+let maxDepth: number | null = null;
+/**
+ * What the crawl has queued, as it told this worker: a link found here is dropped before it crosses, as the crawl
+ * would drop it on arrival (admission.ts, queuedLately). Most links a page yields are such repeats (27 a page on the
+ * link shop, one of them new), and each would cost a structured clone both ways, a Request and a lookup in the
+ * crawl's thread, which does the fetching. The crawl's own check stays: this copy lags it by a message.
+ */
+const queued = new RecentKeys();
 
 async function init(message: Extract<ToWorker, { type: "init" }>): Promise<void> {
   try {
     const Class = pickSpider(await loadSpiders(message.file), message.spider, message.file);
     spider = new Class();
     applySpiderArgs(spider, message.args);
+    maxDepth = message.maxDepth;
     channel.post({ type: "ready" } satisfies FromWorker);
   } catch (error) {
     channel.post({ type: "failed", message: (error as Error)?.message ?? String(error) } satisfies FromWorker);
@@ -73,6 +96,7 @@ async function init(message: Extract<ToWorker, { type: "init" }>): Promise<void>
 
 /** Runs the pages of a `run` one after the other, reporting each as it ends. */
 async function runAll(message: Extract<ToWorker, { type: "run" }>): Promise<void> {
+  for (const key of message.queued) queued.add(key);
   for (const page of message.pages) await run(page);
 }
 
@@ -90,11 +114,17 @@ async function run(message: SentPage): Promise<void> {
     // The codec carries only what a queue can hold (http and https); a `mailto:` a callback followed crosses as its
     // URL alone, for the crawl to drop and count, as it would without workers.
     const otherSchemes: string[] = [];
+    // The depth the crawl gives a request this page yields; past max_depth it is refused (and counted) there.
+    const mayDrop = maxDepth === null || request.depth + 1 <= maxDepth;
     // drainCallback, not runCallback's async generators: a `*parse` is walked in a plain loop, without a promise per
     // output (27 followed links a page on the link shop).
     await drainCallback(spider!, request, new Page(response, request), (output) => {
       if (!(output instanceof Request)) items.push(output);
       else if (/^https?:/.test(output.url)) {
+        if (mayDrop) {
+          const key = queueKey(output);
+          if (key !== undefined && queued.has(key)) return true;
+        }
         requests.push(plainRequestParts(spider!, output) ?? encodeRequest(spider!, output));
       } else otherSchemes.push(output.url);
       return true;

@@ -304,7 +304,11 @@ export function acceptYielded(ctx: CrawlContext, output: Request, depth: number)
     ctx.log.debug(`dropped ${next.url} (deltafetch: scraped before)`);
     return undefined;
   }
-  if (deltafetch === undefined) ctx.admission.noteQueued(next);
+  if (deltafetch === undefined) {
+    const key = ctx.admission.noteQueued(next);
+    // Callback workers drop a repeat of it before it crosses back (see WorkerPool.noteQueued).
+    if (key !== undefined) ctx.workers?.noteQueued(key);
+  }
   return next;
 }
 

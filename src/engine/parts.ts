@@ -71,7 +71,13 @@ export function crawlParts(ctx: CrawlContext, options: PartOptions): CrawlPart[]
           );
         }
         const { WorkerPool } = await import("./worker_pool.ts");
-        ctx.workers = await WorkerPool.start(count, ctx.spider, options.spiderSource, ctx.log);
+        ctx.workers = await WorkerPool.start(
+          count,
+          ctx.spider,
+          options.spiderSource,
+          ctx.log,
+          ctx.admission.maxDepth,
+        );
         ctx.workers.onFatal(options.fail);
       },
       close: () => Promise.resolve(ctx.workers?.close()),

@@ -45,6 +45,8 @@ interface Slot {
   worker: WorkerHandle;
   /** Set once the worker has loaded the spider. */
   ready: boolean;
+  /** Keys of requests the crawl queued since its last message to this worker (see ToWorker's `run`). */
+  queued: string[];
   /**
    * The pages it was given and has not answered yet, in the order it runs them: the first is the one it is on, so a
    * worker that dies takes only that page, and the others wait again.
@@ -66,6 +68,7 @@ export class WorkerPool {
   readonly #spider: Spider;
   readonly #source: SpiderSource;
   readonly #log: Logger;
+  readonly #maxDepth: number | null;
   readonly #slots: Slot[] = [];
   /** Pages waiting for a free worker, oldest first. */
   readonly #waiting: Task[] = [];
@@ -74,15 +77,25 @@ export class WorkerPool {
   #broken: Error | undefined;
   #onFatal: ((error: Error) => void) | undefined;
 
-  private constructor(spider: Spider, source: SpiderSource, log: Logger) {
+  private constructor(spider: Spider, source: SpiderSource, log: Logger, maxDepth: number | null) {
     this.#spider = spider;
     this.#source = source;
     this.#log = log;
+    this.#maxDepth = maxDepth;
   }
 
-  /** Starts `count` workers and waits until each has loaded the spider; throws if one cannot. */
-  static async start(count: number, spider: Spider, source: SpiderSource, log: Logger): Promise<WorkerPool> {
-    const pool = new WorkerPool(spider, source, log);
+  /**
+   * Starts `count` workers and waits until each has loaded the spider; throws if one cannot. `maxDepth` is the
+   * crawl's max_depth (see noteQueued).
+   */
+  static async start(
+    count: number,
+    spider: Spider,
+    source: SpiderSource,
+    log: Logger,
+    maxDepth: number | null = null,
+  ): Promise<WorkerPool> {
+    const pool = new WorkerPool(spider, source, log, maxDepth);
     const loading: Promise<void>[] = [];
     for (let i = 0; i < count; i++) loading.push(pool.#spawn());
     try {
@@ -97,7 +110,7 @@ export class WorkerPool {
   /** Starts a worker and resolves once it has loaded the spider (rejects if it cannot). */
   #spawn(): Promise<void> {
     const worker = runtime.startWorker(WORKER_URL);
-    const slot: Slot = { worker, ready: false, tasks: [] };
+    const slot: Slot = { worker, ready: false, queued: [], tasks: [] };
     this.#slots.push(slot);
     let loaded: { resolve: () => void; reject: (error: Error) => void } | undefined;
     const ready = new Promise<void>((resolve, reject) => loaded = { resolve, reject });
@@ -153,6 +166,7 @@ export class WorkerPool {
         file: this.#source.file,
         spider: this.#source.spider,
         args: this.#source.args,
+        maxDepth: this.#maxDepth,
       } satisfies ToWorker,
     );
     return ready;
@@ -183,7 +197,8 @@ export class WorkerPool {
       // Shared out among the free workers, so that one does not take every page while another sits idle.
       const share = Math.min(BATCH, Math.ceil(this.#waiting.length / (free.length - index)));
       slot.tasks = this.#waiting.splice(0, share);
-      slot.worker.post({ type: "run", pages: slot.tasks.map((task) => task.page) } satisfies ToWorker);
+      const pages = slot.tasks.map((task) => task.page);
+      slot.worker.post({ type: "run", pages, queued: slot.queued.splice(0) } satisfies ToWorker);
     }
   }
 
@@ -213,6 +228,14 @@ export class WorkerPool {
       ...requests.map((entry) => typeof entry === "string" ? decodeRequest(this.#spider, entry) : plainRequest(entry)),
       ...otherSchemes.map((url) => new Request({ url })),
     ];
+  }
+
+  /**
+   * Tells the workers, with their next pages, that the crawl queued a request of this key (see admission.ts,
+   * queueKey): a link of that key they find is dropped there, as the crawl would drop it.
+   */
+  noteQueued(key: string): void {
+    for (const slot of this.#slots) slot.queued.push(key);
   }
 
   close(): void {

@@ -143,3 +143,51 @@ export class Shop extends Spider {
     await site.close();
   }
 });
+
+Deno.test("a spider that follows every link crawls the same pages with workers as without: repeats dropped alike", async () => {
+  // Most links a page yields were queued already (menus, pagination, the same book twice); with workers the worker
+  // drops those itself, from what the crawl told it it queued. Same pages, same items, same refusals either way.
+  const everyLink = `import { type Page, Request, Spider } from ${MOD};
+export class Every extends Spider {
+  site = "";
+  override async *start() {
+    yield new Request({ url: this.site });
+  }
+  override *parse(page: Page) {
+    yield { url: page.url, depth: page.request.depth };
+    for (const href of page.css("a").attrs("href")) yield page.follow(href);
+    yield page.follow("mailto:shop@example.com");
+  }
+}
+`;
+  const site = await startFixtureSite({ books: 40 });
+  try {
+    const crawl = async (extra: string[]) => {
+      let outcome: { items: string[]; stats: Record<string, unknown> } | undefined;
+      await withTempDir(async (dir) => {
+        await writeFile(join(dir, "every.ts"), everyLink);
+        const out = join(dir, "items.jsonl");
+        const stats = join(dir, "stats.json");
+        const args = ["-a", `site=${site.url}shop/`, "-O", out, "--stats-file", stats, "-s", "max_depth=2", ...extra];
+        const result = await runCli(["crawl", join(dir, "every.ts"), ...args]);
+        assert.equal(result.code, 0, result.stderr);
+        const items = jsonLines(await readFile(out, "utf8"));
+        outcome = {
+          items: items.map((item) => `${item.depth} ${item.url}`).sort(),
+          stats: JSON.parse(await readFile(stats, "utf8")) as Record<string, unknown>,
+        };
+      });
+      return outcome!;
+    };
+    const inProcess = await crawl([]);
+    const inWorker = await crawl(["-s", "workers=1"]);
+    assert.ok(inProcess.items.length > 40, `only ${inProcess.items.length} pages`);
+    assert.deepEqual(inWorker.items, inProcess.items);
+    for (const key of ["pages", "items", "dropped"]) assert.deepEqual(inWorker.stats[key], inProcess.stats[key], key);
+    // The refusals the crawl counts are there: links past max_depth, and the mailto: of every page.
+    const dropped = inProcess.stats.dropped as Record<string, number>;
+    assert.ok(dropped.depth > 0 && dropped.scheme === inProcess.items.length, JSON.stringify(dropped));
+  } finally {
+    await site.close();
+  }
+});

@@ -107,3 +107,38 @@ Deno.test("closing the pool fails the pages a worker has not answered and those 
     ]);
   });
 });
+
+/** The URLs of the requests among a page's outputs. */
+function requestUrls(outputs: Array<Item | Request>): string[] {
+  return outputs.filter((output) => output instanceof Request).map((request) => (request as Request).url);
+}
+
+Deno.test("a link the crawl has queued is dropped in the worker, unless the crawl would refuse it as too deep", async () => {
+  await withTempDir(async (dir) => {
+    const file = join(dir, "pages.ts");
+    await writeFile(file, SPIDER);
+    const { Pages } = await import(pathToFileURL(file).href) as { Pages: new () => Spider };
+    // max_depth 3: links of a page at depth 2 are within it, those of a page at depth 3 are not.
+    const pool = await WorkerPool.start(1, new Pages(), { file, args: [] }, recordingLogger(), 3);
+    try {
+      const run = (path: string, depth: number) => {
+        const request = new Request({ url: `http://127.0.0.1:9/d/${path}`, depth });
+        return pool.run(request, makeResponse(request, { body: "<p>page</p>" }));
+      };
+      // Nothing queued yet: both links cross.
+      assert.deepEqual(requestUrls(await run("a", 2)), ["http://127.0.0.1:9/d/next.html", "http://127.0.0.1:9/other"]);
+      // Queued by the crawl (the key is the URL without its fragment): a repeat of it stays in the worker, whatever
+      // its callback or meta, as the crawl would drop it on arrival. The other link still crosses.
+      pool.noteQueued("http://127.0.0.1:9/other");
+      assert.deepEqual(requestUrls(await run("b", 2)), ["http://127.0.0.1:9/d/next.html"]);
+      pool.noteQueued("http://127.0.0.1:9/d/next.html");
+      assert.deepEqual(requestUrls(await run("c", 2)), []);
+      // One level deeper its links are past max_depth: they cross, for the crawl to refuse and count them.
+      assert.deepEqual(requestUrls(await run("d", 3)), ["http://127.0.0.1:9/d/next.html", "http://127.0.0.1:9/other"]);
+      // Items are never dropped.
+      assert.deepEqual((await run("e", 2))[0], { url: "http://127.0.0.1:9/d/e" });
+    } finally {
+      pool.close();
+    }
+  });
+});
