@@ -4,9 +4,11 @@
  * their requests. Requests cross in the request codec, so what a callback may yield is what a shared queue carries.
  *
  * Messages in: `init` (file, spider name, arguments), then `run` (pages: each an id, the request as JSON and the
- * response). Out: `ready` or `failed` for `init`, then for each page of a `run`, in order, `done` (id, items, requests)
- * or `error` (id, message). The pages of a `run` are those that waited while the worker was busy: one message, and one
- * wake-up of this thread, for all of them (waking a sleeping thread is what a page's crossing cost most). A request a
+ * response). Out: `ready` or `failed` for `init`, then `results`: the outcomes of a `run`'s pages, in order, each
+ * `done` (id, items, requests) or `error` (id, message), all in one message when the run ends (or, before a callback
+ * that waits for something, those so far). The pages of a `run` are those that waited while the worker was busy: one
+ * message, and one wake-up of each thread, for all of them (waking a sleeping thread is what a page's crossing cost
+ * most). A request a
  * callback yields crosses in the request codec, or, when it is a plain GET (the usual `page.follow(href)`), as its
  * URL, host, depth and callback name, which the crawl's thread builds a request from without parsing the URL again.
  */
@@ -49,6 +51,11 @@ export type ToWorker =
     args: string[];
     /** max_depth: a link deeper than this is refused by the crawl, never dropped here as queued already. */
     maxDepth: number | null;
+    /**
+     * One counter over shared memory: the pages of the current `run` this worker has finished, results held or sent.
+     * The crawl reads it only if the worker dies, to know which page it died on (see WorkerPool).
+     */
+    progress: Int32Array;
   }
   | {
     type: "run";
@@ -57,9 +64,8 @@ export type ToWorker =
     queued: string[];
   };
 
-export type FromWorker =
-  | { type: "ready" }
-  | { type: "failed"; message: string }
+/** What became of one page: its items and requests, or its callback's error. */
+export type PageOutcome =
   | {
     type: "done";
     id: number;
@@ -68,12 +74,44 @@ export type FromWorker =
     requests: Array<string | PlainRequestParts>;
     otherSchemes: string[];
   }
-  | { type: "error"; id: number; message: string }
+  | { type: "error"; id: number; message: string };
+
+export type FromWorker =
+  | { type: "ready" }
+  | { type: "failed"; message: string }
+  /** Pages of the current `run`, in order, from the first not reported yet. */
+  | { type: "results"; pages: PageOutcome[] }
   | { type: "crashed"; message: string };
 
 const channel = runtime.workerChannel();
 let spider: Spider | undefined;
 let maxDepth: number | null = null;
+let progress: Int32Array | undefined;
+/**
+ * Outcomes of the current `run` not sent yet. They go in one message when the run ends, or before a callback waits
+ * for something: a message wakes the crawl's thread, and one per page (several thousand a second) cost that thread
+ * more than everything else it did with the page (docs/design/engine.md, "Callback workers").
+ */
+const held: PageOutcome[] = [];
+
+function sendHeld(): void {
+  if (held.length === 0) return;
+  const pages = held.splice(0);
+  try {
+    channel.post({ type: "results", pages } satisfies FromWorker);
+  } catch {
+    // Something a callback gave cannot be copied to the crawl's thread (a function in an item): each page goes on its
+    // own, and the one that gave it fails with the reason, as a callback error.
+    for (const page of pages) {
+      try {
+        channel.post({ type: "results", pages: [page] } satisfies FromWorker);
+      } catch (error) {
+        const message = `its outputs cannot be sent to the crawl: ${(error as Error)?.message ?? String(error)}`;
+        channel.post({ type: "results", pages: [{ type: "error", id: page.id, message }] } satisfies FromWorker);
+      }
+    }
+  }
+}
 /**
  * What the crawl has queued, as it told this worker: a link found here is dropped before it crosses, as the crawl
  * would drop it on arrival (admission.ts, queuedLately). Most links a page yields are such repeats (27 a page on the
@@ -88,6 +126,7 @@ async function init(message: Extract<ToWorker, { type: "init" }>): Promise<void>
     spider = new Class();
     applySpiderArgs(spider, message.args);
     maxDepth = message.maxDepth;
+    progress = message.progress;
     channel.post({ type: "ready" } satisfies FromWorker);
   } catch (error) {
     channel.post({ type: "failed", message: (error as Error)?.message ?? String(error) } satisfies FromWorker);
@@ -97,10 +136,18 @@ async function init(message: Extract<ToWorker, { type: "init" }>): Promise<void>
 /** Runs the pages of a `run` one after the other, reporting each as it ends. */
 async function runAll(message: Extract<ToWorker, { type: "run" }>): Promise<void> {
   for (const key of message.queued) queued.add(key);
-  for (const page of message.pages) await run(page);
+  for (const page of message.pages) {
+    const ran = run(page);
+    if (ran !== undefined) await ran;
+  }
+  sendHeld();
 }
 
-async function run(message: SentPage): Promise<void> {
+/**
+ * Runs one page's callback and holds its outcome. Returns a promise only when the callback waits for something, after
+ * sending what was held: pages whose callbacks end at once (the usual parse) are not held up behind a slow one.
+ */
+function run(message: SentPage): Promise<void> | undefined {
   try {
     const request = decodeRequest(spider!, message.request);
     const response: FetchedResponse = {
@@ -118,7 +165,7 @@ async function run(message: SentPage): Promise<void> {
     const mayDrop = maxDepth === null || request.depth + 1 <= maxDepth;
     // drainCallback, not runCallback's async generators: a `*parse` is walked in a plain loop, without a promise per
     // output (27 followed links a page on the link shop).
-    await drainCallback(spider!, request, new Page(response, request), (output) => {
+    const drained = drainCallback(spider!, request, new Page(response, request), (output) => {
       if (!(output instanceof Request)) items.push(output);
       else if (/^https?:/.test(output.url)) {
         if (mayDrop) {
@@ -129,12 +176,22 @@ async function run(message: SentPage): Promise<void> {
       } else otherSchemes.push(output.url);
       return true;
     });
-    channel.post({ type: "done", id: message.id, items, requests, otherSchemes } satisfies FromWorker);
+    const done = () => hold({ type: "done", id: message.id, items, requests, otherSchemes });
+    if (typeof drained === "boolean") return void done();
+    sendHeld();
+    return drained.then(done, (error) => failed(message.id, error));
   } catch (error) {
-    channel.post(
-      { type: "error", id: message.id, message: (error as Error)?.message ?? String(error) } satisfies FromWorker,
-    );
+    failed(message.id, error);
   }
+}
+
+function failed(id: number, error: unknown): void {
+  hold({ type: "error", id, message: (error as Error)?.message ?? String(error) });
+}
+
+function hold(outcome: PageOutcome): void {
+  held.push(outcome);
+  Atomics.add(progress!, 0, 1);
 }
 
 // An error no callback caught (thrown from a timer, a promise nobody awaited) ends this worker. Where the runtime would
@@ -147,6 +204,9 @@ if (typeof scope.addEventListener === "function") {
   const crash = (event: Event & { error?: unknown; reason?: unknown }) => {
     event.preventDefault();
     const cause = event.error ?? event.reason;
+    // What the pages before this one gave goes first: they ended well, and the crawl blames the first page it has
+    // no outcome for.
+    sendHeld();
     channel.post(
       { type: "crashed", message: `Uncaught ${(cause as Error)?.message ?? String(cause)}` } satisfies FromWorker,
     );

@@ -47,6 +47,10 @@ interface Slot {
   ready: boolean;
   /** Keys of requests the crawl queued since its last message to this worker (see ToWorker's `run`). */
   queued: string[];
+  /** The worker's count of the current batch's pages it has finished (ToWorker's `init`): read if it dies. */
+  progress: Int32Array;
+  /** Pages of the current batch whose outcomes have arrived. */
+  reported: number;
   /**
    * The pages it was given and has not answered yet, in the order it runs them: the first is the one it is on, so a
    * worker that dies takes only that page, and the others wait again.
@@ -110,7 +114,14 @@ export class WorkerPool {
   /** Starts a worker and resolves once it has loaded the spider (rejects if it cannot). */
   #spawn(): Promise<void> {
     const worker = runtime.startWorker(WORKER_URL);
-    const slot: Slot = { worker, ready: false, queued: [], tasks: [] };
+    const slot: Slot = {
+      worker,
+      ready: false,
+      queued: [],
+      progress: new Int32Array(new SharedArrayBuffer(4)),
+      reported: 0,
+      tasks: [],
+    };
     this.#slots.push(slot);
     let loaded: { resolve: () => void; reject: (error: Error) => void } | undefined;
     const ready = new Promise<void>((resolve, reject) => loaded = { resolve, reject });
@@ -130,10 +141,13 @@ export class WorkerPool {
         worker.terminate();
         loaded?.reject(new Error(`a callback worker could not load the spider: ${message.message}`));
       } else {
-        const task = slot.tasks.shift();
-        if (message.type === "done") {
-          task?.resolve({ items: message.items, requests: message.requests, otherSchemes: message.otherSchemes });
-        } else task?.reject(new Error(message.message));
+        for (const outcome of message.pages) {
+          const task = slot.tasks.shift();
+          slot.reported++;
+          if (outcome.type === "done") {
+            task?.resolve({ items: outcome.items, requests: outcome.requests, otherSchemes: outcome.otherSchemes });
+          } else task?.reject(new Error(outcome.message));
+        }
         if (slot.tasks.length === 0) this.#pump();
       }
     });
@@ -143,14 +157,20 @@ export class WorkerPool {
         loaded?.reject(new Error(`a callback worker failed while loading the spider: ${error.message}`));
         return;
       }
+      // Pages it finished whose outcomes never arrived (held for its next message) are run again; the one after them is
+      // the page it died on.
+      const unreported = Math.max(0, Atomics.load(slot.progress, 0) - slot.reported);
+      const finished = slot.tasks.splice(0, unreported);
       const [current, ...notBegun] = slot.tasks.splice(0);
       current?.reject(new Error(`its callback worker died: ${error.message}`));
+      const again = [...finished, ...notBegun];
       if (this.#closed) {
-        for (const task of notBegun) task.reject(new Error("the callback workers are closed"));
+        for (const task of again) task.reject(new Error("the callback workers are closed"));
         return;
       }
-      // The pages it had not begun go first to whichever worker is free next (the new one, if no other).
-      this.#waiting.unshift(...notBegun);
+      // The pages it had not begun (or whose outcomes it lost) go first to whichever worker is free next (the new one,
+      // if no other).
+      this.#waiting.unshift(...again);
       this.#pump();
       this.#log.warning(`a callback worker died (${error.message}); starting another`);
       this.#spawn().catch((failure) => {
@@ -167,6 +187,7 @@ export class WorkerPool {
         spider: this.#source.spider,
         args: this.#source.args,
         maxDepth: this.#maxDepth,
+        progress: slot.progress,
       } satisfies ToWorker,
     );
     return ready;
@@ -197,6 +218,9 @@ export class WorkerPool {
       // Shared out among the free workers, so that one does not take every page while another sits idle.
       const share = Math.min(BATCH, Math.ceil(this.#waiting.length / (free.length - index)));
       slot.tasks = this.#waiting.splice(0, share);
+      // Counts from zero for this batch; the worker is idle, so nothing else writes it now.
+      Atomics.store(slot.progress, 0, 0);
+      slot.reported = 0;
       const pages = slot.tasks.map((task) => task.page);
       slot.worker.post({ type: "run", pages, queued: slot.queued.splice(0) } satisfies ToWorker);
     }

@@ -17,11 +17,19 @@ import { recordingLogger } from "../output/temp_dir.ts";
 
 const MOD = JSON.stringify(new URL("../../mod.ts", import.meta.url).href);
 
-/** Each page gives an item and follows two links, one plain and one with meta; a page named crash kills its worker. */
+/**
+ * Each page gives an item and follows two links, one plain and one with meta; a page named crash kills its worker,
+ * one named hang never ends, slow takes 300 ms, and fn gives an item with a function in it.
+ */
 const SPIDER = `import { type Page, Spider } from ${MOD};
 export class Pages extends Spider {
   override async *parse(page: Page) {
     if (page.url.endsWith("/hang")) await new Promise(() => {});
+    if (page.url.endsWith("/slow")) await new Promise((resolve) => setTimeout(resolve, 300));
+    if (page.url.endsWith("/fn")) {
+      yield { url: page.url, format: () => "no function crosses to the crawl's thread" };
+      return;
+    }
     if (page.url.endsWith("/crash")) {
       setTimeout(() => { throw new Error("the worker goes down"); }, 0);
       await new Promise(() => {});
@@ -137,6 +145,42 @@ Deno.test("a link the crawl has queued is dropped in the worker, unless the craw
       assert.deepEqual(requestUrls(await run("d", 3)), ["http://127.0.0.1:9/d/next.html", "http://127.0.0.1:9/other"]);
       // Items are never dropped.
       assert.deepEqual((await run("e", 2))[0], { url: "http://127.0.0.1:9/d/e" });
+    } finally {
+      pool.close();
+    }
+  });
+});
+
+Deno.test("one page's outputs that cannot cross fail that page alone; a callback that waits does not hold back others", async () => {
+  await withTempDir(async (dir) => {
+    const file = join(dir, "pages.ts");
+    await writeFile(file, SPIDER);
+    const { Pages } = await import(pathToFileURL(file).href) as { Pages: new () => Spider };
+    const pool = await WorkerPool.start(1, new Pages(), { file, args: [] }, recordingLogger());
+    try {
+      const run = (path: string) => {
+        const request = new Request(`http://127.0.0.1:9/d/${path}`);
+        return pool.run(request, makeResponse(request, { body: "<p>page</p>" }));
+      };
+      // slow holds the worker; a, fn and b wait for it and go as one batch, whose outcomes come back together.
+      const outcomes = await Promise.allSettled(["slow", "a", "fn", "b"].map(run));
+      assert.deepEqual(outcomes.map((outcome) => outcome.status), ["fulfilled", "fulfilled", "rejected", "fulfilled"]);
+      assert.match(String((outcomes[2] as PromiseRejectedResult).reason), /its outputs cannot be sent to the crawl/);
+      assert.deepEqual((outcomes[3] as PromiseFulfilledResult<Array<Item | Request>>).value[0], {
+        url: "http://127.0.0.1:9/d/b",
+      });
+      // c is done before hang begins, in the same batch; hang never ends, and c's outcome is not held for it.
+      const first = run("slow");
+      const c = run("c");
+      void run("hang").catch(() => {});
+      await first;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const outcome = await Promise.race([
+        c,
+        new Promise<"still waiting">((resolve) => timer = setTimeout(() => resolve("still waiting"), 10_000)),
+      ]);
+      clearTimeout(timer);
+      assert.notEqual(outcome, "still waiting", "a page's outcome waited for a callback that never ends");
     } finally {
       pool.close();
     }

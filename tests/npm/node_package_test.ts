@@ -98,7 +98,7 @@ Deno.test("on Node 22 a checkpoint carries on, deltafetch and the cache remember
   }
 });
 
-Deno.test("on Node 22 callbacks run in worker threads with workers=2", async () => {
+Deno.test("on Node 22 callbacks run in worker threads with workers=2; one that ends its thread loses only its page", async () => {
   const site = await startFixtureSite({ books: 25 });
   const pkg = await installBuiltPackage();
   try {
@@ -114,7 +114,15 @@ export class Threads extends Spider {
     const next = page.css("li.next a").attr("href");
     if (next) yield page.follow(next);
   }
-  parseBook(page) { return { url: page.url, mainThread: isMainThread }; }
+  exitOn = "";
+  parseBook(page) {
+    // process.exit in a worker thread ends that thread, without an error event: the pool learns which page it was on
+    // from the worker's count of pages finished, not from a message.
+    if (this.exitOn && page.url.includes("_" + this.exitOn + "/")) process.exit(3);
+    // A slow callback, so that the books fetched meanwhile wait and go to the worker in batches, book 7 within one.
+    if (this.exitOn) for (const until = Date.now() + 30; Date.now() < until;);
+    return { url: page.url, mainThread: isMainThread };
+  }
 }
 `,
     );
@@ -133,6 +141,31 @@ export class Threads extends Spider {
     const items = (await readFile(out, "utf8")).trim().split("\n").map((line) => JSON.parse(line));
     assert.equal(items.length, 25);
     assert.ok(items.every((item) => item.mainThread === false), "a callback ran on the main thread");
+
+    // Book 7's callback ends its worker thread: book 7 alone fails; the books its worker had finished before it, whose
+    // items were still held for the worker's next message, are run again, not lost or blamed.
+    const stats = join(pkg.dir, "exit-stats.json");
+    const exiting = await pkg.netweir([
+      "crawl",
+      "threads.mjs",
+      "-a",
+      `site=${site.url}shop/`,
+      "-a",
+      "exitOn=7",
+      "-O",
+      out,
+      "--stats-file",
+      stats,
+      "-s",
+      "workers=1",
+    ]);
+    assert.equal(exiting.code, 0, exiting.stderr);
+    assert.match(exiting.stderr, /a callback worker died \(the worker ended \(exit code 3\)\); starting another/);
+    const urls = (await readFile(out, "utf8")).trim().split("\n").map((line) => String(JSON.parse(line).url));
+    assert.equal(urls.length, 24, urls.join("\n"));
+    assert.equal(new Set(urls).size, 24);
+    assert.ok(!urls.some((url) => url.includes("_7/")));
+    assert.equal(JSON.parse(await readFile(stats, "utf8")).errors_callback, 1);
   } finally {
     await pkg.remove();
     await site.close();
