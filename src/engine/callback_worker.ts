@@ -52,8 +52,8 @@ export type ToWorker =
     /** max_depth: a link deeper than this is refused by the crawl, never dropped here as queued already. */
     maxDepth: number | null;
     /**
-     * One counter over shared memory: the pages of the current `run` this worker has finished, results held or sent.
-     * The crawl reads it only if the worker dies, to know which page it died on (see WorkerPool).
+     * One counter over shared memory: the pages this worker has finished, outcomes held or sent. The crawl reads it only
+     * if the worker dies, to know which page it died on (see WorkerPool).
      */
     progress: Int32Array;
   }
@@ -79,7 +79,7 @@ export type PageOutcome =
 export type FromWorker =
   | { type: "ready" }
   | { type: "failed"; message: string }
-  /** Pages of the current `run`, in order, from the first not reported yet. */
+  /** Outcomes of the pages it was given, in order, from the first not reported yet. */
   | { type: "results"; pages: PageOutcome[] }
   | { type: "crashed"; message: string };
 
@@ -133,10 +133,33 @@ async function init(message: Extract<ToWorker, { type: "init" }>): Promise<void>
   }
 }
 
-/** Runs the pages of a `run` one after the other, reporting each as it ends. */
-async function runAll(message: Extract<ToWorker, { type: "run" }>): Promise<void> {
+/** Runs that have arrived and not begun: the crawl may send the next while this worker is on a run's last page. */
+const runs: SentPage[][] = [];
+let running = false;
+
+function received(message: Extract<ToWorker, { type: "run" }>): void {
   for (const key of message.queued) queued.add(key);
-  for (const page of message.pages) {
+  runs.push(message.pages);
+  if (!running) void runInTurn();
+}
+
+/** Runs the runs one after the other, in the order they came: the crawl matches outcomes to pages by that order. */
+async function runInTurn(): Promise<void> {
+  running = true;
+  try {
+    while (runs.length > 0) await runAll(runs.shift()!);
+  } finally {
+    running = false;
+  }
+}
+
+/** Runs the pages of a `run` one after the other, holding each one's outcome (see `held`). */
+async function runAll(pages: SentPage[]): Promise<void> {
+  const last = pages.length - 1;
+  for (const [index, page] of pages.entries()) {
+    // Before the last page, what the others gave goes: the crawl hands this worker its next pages while it runs that
+    // one, instead of it waiting idle for them once this run is over (about a millisecond a run).
+    if (index === last) sendHeld();
     const ran = run(page);
     if (ran !== undefined) await ran;
   }
@@ -218,5 +241,5 @@ if (typeof scope.addEventListener === "function") {
 channel.onMessage((data) => {
   const message = data as ToWorker;
   if (message.type === "init") void init(message);
-  else void runAll(message);
+  else received(message);
 });

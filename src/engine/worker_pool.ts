@@ -47,9 +47,9 @@ interface Slot {
   ready: boolean;
   /** Keys of requests the crawl queued since its last message to this worker (see ToWorker's `run`). */
   queued: string[];
-  /** The worker's count of the current batch's pages it has finished (ToWorker's `init`): read if it dies. */
+  /** The worker's count of the pages it has finished (ToWorker's `init`): read if it dies. */
   progress: Int32Array;
-  /** Pages of the current batch whose outcomes have arrived. */
+  /** Pages whose outcomes have arrived. */
   reported: number;
   /**
    * The pages it was given and has not answered yet, in the order it runs them: the first is the one it is on, so a
@@ -148,7 +148,7 @@ export class WorkerPool {
             task?.resolve({ items: outcome.items, requests: outcome.requests, otherSchemes: outcome.otherSchemes });
           } else task?.reject(new Error(outcome.message));
         }
-        if (slot.tasks.length === 0) this.#pump();
+        if (slot.tasks.length <= 1) this.#pump();
       }
     });
     const died = (error: Error) => {
@@ -210,19 +210,24 @@ export class WorkerPool {
     this.#onFatal = handler;
   }
 
-  /** Gives waiting pages to the workers that are free, each as many as wait (up to BATCH) in one message. */
+  /**
+   * Gives waiting pages to the workers that are free or on the last page they were given (see callback_worker.ts,
+   * runAll), each as many as wait (up to BATCH) in one message: a worker on its last page finds the next ones waiting
+   * when it is done, rather than idle for a message's round trip.
+   */
   #pump(): void {
-    const free = this.#slots.filter((slot) => slot.ready && slot.tasks.length === 0);
+    const free = this.#slots.filter((slot) => slot.ready && slot.tasks.length <= 1);
+    // Idle workers first.
+    free.sort((a, b) => a.tasks.length - b.tasks.length);
     for (const [index, slot] of free.entries()) {
       if (this.#waiting.length === 0) return;
       // Shared out among the free workers, so that one does not take every page while another sits idle.
       const share = Math.min(BATCH, Math.ceil(this.#waiting.length / (free.length - index)));
-      slot.tasks = this.#waiting.splice(0, share);
-      // Counts from zero for this batch; the worker is idle, so nothing else writes it now.
-      Atomics.store(slot.progress, 0, 0);
-      slot.reported = 0;
-      const pages = slot.tasks.map((task) => task.page);
-      slot.worker.post({ type: "run", pages, queued: slot.queued.splice(0) } satisfies ToWorker);
+      const given = this.#waiting.splice(0, share);
+      slot.tasks.push(...given);
+      slot.worker.post(
+        { type: "run", pages: given.map((task) => task.page), queued: slot.queued.splice(0) } satisfies ToWorker,
+      );
     }
   }
 

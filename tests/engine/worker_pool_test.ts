@@ -186,3 +186,35 @@ Deno.test("one page's outputs that cannot cross fail that page alone; a callback
     }
   });
 });
+
+Deno.test("pages given to a worker while its last page waits run after it, and each outcome goes to its own page", async () => {
+  await withTempDir(async (dir) => {
+    const file = join(dir, "pages.ts");
+    await writeFile(file, SPIDER);
+    const { Pages } = await import(pathToFileURL(file).href) as { Pages: new () => Spider };
+    const pool = await WorkerPool.start(1, new Pages(), { file, args: [] }, recordingLogger());
+    try {
+      const run = (path: string) => {
+        const request = new Request(`http://127.0.0.1:9/d/${path}`);
+        return pool.run(request, makeResponse(request, { body: "<p>page</p>" }));
+      };
+      // slow is the worker's only page, so its last: a and b are handed over while it waits, and must wait for it.
+      const slow = run("slow");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const order: string[] = [];
+      const outputs = await Promise.all(
+        [slow, run("a"), run("b")].map((running, index) =>
+          running.then((value) => (order.push(["slow", "a", "b"][index]), value))
+        ),
+      );
+      assert.deepEqual(outputs.map((each) => each[0]), [
+        { url: "http://127.0.0.1:9/d/slow" },
+        { url: "http://127.0.0.1:9/d/a" },
+        { url: "http://127.0.0.1:9/d/b" },
+      ]);
+      assert.deepEqual(order, ["slow", "a", "b"]);
+    } finally {
+      pool.close();
+    }
+  });
+});
