@@ -217,6 +217,13 @@ function hold(outcome: PageOutcome): void {
   Atomics.add(progress!, 0, 1);
 }
 
+// Code in a callback that ends this worker on purpose: told as a crash, after the outcomes held, or the crawl would wait
+// for this worker's pages for ever where the runtime says nothing of the end (Deno).
+channel.beforeSelfEnd((how) => {
+  sendHeld();
+  channel.post({ type: "crashed", message: how } satisfies FromWorker);
+});
+
 // An error no callback caught (thrown from a timer, a promise nobody awaited) ends this worker. Where the runtime would
 // print it with its stack on the crawl's standard error (Deno does, for workers), it is caught here and reported as a
 // crash instead: the crawl logs one line and starts another worker.

@@ -175,6 +175,22 @@ export const denoRuntime: Runtime = {
     return {
       post: (message) => scope.postMessage(message),
       onMessage: (handler) => scope.onmessage = (event) => handler(event.data),
+      beforeSelfEnd(handler) {
+        // Both end a Deno worker silently: its Worker object gets no error and no other event.
+        const exit = Deno.exit;
+        Deno.exit = (code?: number) => {
+          handler(`Deno.exit(${code ?? ""}) was called`);
+          return exit(code);
+        };
+        const self = globalThis as unknown as { close?: () => void };
+        const close = self.close;
+        if (typeof close === "function") {
+          self.close = () => {
+            handler("close() was called");
+            close.call(globalThis);
+          };
+        }
+      },
     };
   },
 };

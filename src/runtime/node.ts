@@ -287,6 +287,8 @@ export const nodeRuntime: Runtime = {
     return {
       post: (message) => port.postMessage(message),
       onMessage: (handler) => void port.on("message", handler),
+      // process.exit() in a worker thread ends that thread, and its Worker emits "exit": startWorker's onExit.
+      beforeSelfEnd: () => {},
     };
   },
   moduleLoadProblem: commonJsProblem,

@@ -170,4 +170,9 @@ export interface WorkerHandle {
 export interface WorkerChannel {
   post(message: unknown): void;
   onMessage(handler: (message: unknown) => void): void;
+  /**
+   * Calls `handler` (with how, for a message) just before code in this worker ends it on purpose, where the side that
+   * started it would otherwise not learn of it (Deno: `Deno.exit()` or `close()` in a worker end it without an event).
+   */
+  beforeSelfEnd(handler: (how: string) => void): void;
 }

@@ -8,12 +8,17 @@ import { runCli, withTempDir } from "./_run.ts";
 
 const MOD = JSON.stringify(new URL("../../mod.ts", import.meta.url).href);
 
-/** A shop spider whose book callback says where it ran; `crash=N` makes the callback of book N kill its worker. */
+/**
+ * A shop spider whose book callback says where it ran; `crash=N` makes the callback of book N kill its worker, and
+ * `exit=N` makes it end its worker on purpose (`Deno.exit(3)`, or `close()` with `how=close`).
+ */
 const SPIDER = `import { type Page, Request, Spider } from ${MOD};
 export class Shop extends Spider {
   site = "";
   tag = "";
   crash = "";
+  exit = "";
+  how = "";
   override async *start() {
     yield new Request({ url: this.site });
   }
@@ -25,6 +30,12 @@ export class Shop extends Spider {
     if (next) yield page.follow(next);
   }
   async parseBook(page: Page) {
+    if (this.exit && page.url.includes("_" + this.exit + "/")) {
+      if (this.how === "close") (globalThis as unknown as { close(): void }).close();
+      else Deno.exit(3);
+    }
+    // Slow callbacks, so that the books fetched meanwhile wait and go to a worker in runs.
+    if (this.exit) for (const until = Date.now() + 20; Date.now() < until;);
     if (this.crash && page.url.includes("_" + this.crash + "/")) {
       setTimeout(() => { throw new Error("the worker goes down"); }, 0);
       await new Promise(() => {});
@@ -88,6 +99,21 @@ Deno.test("a worker that dies fails its page, not the crawl: the other pages are
   assert.equal(stats.errors_callback, 1);
   assert.equal(stats.finish_reason, "finished");
 });
+
+for (const how of ["exit", "close"]) {
+  Deno.test(`a callback that ends its worker (${how === "exit" ? "Deno.exit" : "close()"}) loses only its page`, async () => {
+    const { code, stderr, items, stats } = await crawlWithWorkers(20, ["-a", "exit=7", "-a", `how=${how}`]);
+    assert.equal(code, 0, stderr);
+    const said = how === "exit" ? "Deno.exit\\(3\\) was called" : "close\\(\\) was called";
+    assert.match(stderr, new RegExp(`WARNING a callback worker died \\(${said}\\); starting another`));
+    const urls = items.map((item) => String(item.url));
+    assert.equal(urls.length, 19, urls.join("\n"));
+    assert.equal(new Set(urls).size, 19);
+    assert.ok(!urls.some((url) => url.includes("_7/")));
+    assert.equal(stats.errors_callback, 1);
+    assert.equal(stats.finish_reason, "finished");
+  });
+}
 
 Deno.test("runSpider refuses workers, which need the spider's file", async () => {
   class Inline extends Spider {
