@@ -15,7 +15,8 @@ import { type ParsedSelector, parseSelector, Selection } from "./selection.ts";
 import { decodeBody, detectEncodingAndText } from "./charset.ts";
 import { isHttpUrl, type LinkScan, needsBase, resolveHref, walkLinks } from "./html_links.ts";
 import { scanElements, type ScannedElement } from "./element_scan.ts";
-import { buildLightDocument, type LightDocument, type LightElement } from "./light_document.ts";
+import type { LightDocument, LightElement } from "./light_document.ts";
+import { buildLightDocument } from "./light_builder.ts";
 import { SkippingTokenizer } from "./skipping_tokenizer.ts";
 import { answersLight, selectLight } from "./light_select.ts";
 
