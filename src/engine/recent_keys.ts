@@ -4,13 +4,16 @@
  * what was used recently is kept and memory stays flat (about 3 MB at most at the default size). A key forgotten
  * only sends a link the whole way again, to the frontier's filter, which drops it.
  */
+/** Keys a generation holds by default. */
+export const KEYS_PER_GENERATION = 16_384;
+
 export class RecentKeys {
   readonly #capacity: number;
   #young = new Set<string>();
   #old = new Set<string>();
 
   /** `capacity`: keys per generation. */
-  constructor(capacity = 16_384) {
+  constructor(capacity = KEYS_PER_GENERATION) {
     this.#capacity = capacity;
   }
 

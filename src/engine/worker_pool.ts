@@ -17,6 +17,7 @@ import { Request } from "../spider/request.ts";
 import type { Spider } from "../spider/spider.ts";
 import type { Item, Logger } from "../spider/types.ts";
 import type { FromWorker, SentPage, ToWorker } from "./callback_worker.ts";
+import { KEYS_PER_GENERATION } from "./recent_keys.ts";
 
 /** Where the spider the workers load comes from: what `netweir crawl` was given. */
 export interface SpiderSource {
@@ -264,7 +265,11 @@ export class WorkerPool {
    * queueKey): a link of that key they find is dropped there, as the crawl would drop it.
    */
   noteQueued(key: string): void {
-    for (const slot of this.#slots) slot.queued.push(key);
+    for (const slot of this.#slots) {
+      // A worker holds two generations of keys at most: for one stuck on a long callback, older ones are of no use.
+      if (slot.queued.length >= 2 * KEYS_PER_GENERATION) slot.queued.splice(0, KEYS_PER_GENERATION);
+      slot.queued.push(key);
+    }
   }
 
   close(): void {

@@ -218,3 +218,29 @@ Deno.test("pages given to a worker while its last page waits run after it, and e
     }
   });
 });
+
+Deno.test("a worker busy while the crawl queues many keys is told the latest ones when it is free", async () => {
+  await withTempDir(async (dir) => {
+    const file = join(dir, "pages.ts");
+    await writeFile(file, SPIDER);
+    const { Pages } = await import(pathToFileURL(file).href) as { Pages: new () => Spider };
+    const pool = await WorkerPool.start(1, new Pages(), { file, args: [] }, recordingLogger());
+    try {
+      const run = (path: string) => {
+        const request = new Request({ url: `http://127.0.0.1:9/d/${path}`, depth: 1 });
+        return pool.run(request, makeResponse(request, { body: "<p>page</p>" }));
+      };
+      // While the worker is on slow, the crawl queues far more keys than a worker keeps (two generations of 16,384);
+      // what it is told is bounded, and holds the latest: /other was queued last, next.html long before.
+      const slow = run("slow");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      pool.noteQueued("http://127.0.0.1:9/d/next.html");
+      for (let i = 0; i < 100_000; i++) pool.noteQueued(`http://127.0.0.1:9/k/${i}`);
+      pool.noteQueued("http://127.0.0.1:9/other");
+      await slow;
+      assert.deepEqual(requestUrls(await run("a")), ["http://127.0.0.1:9/d/next.html"]);
+    } finally {
+      pool.close();
+    }
+  });
+});
