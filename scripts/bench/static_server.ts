@@ -15,6 +15,8 @@ export interface StaticServer {
   port: number;
   /** What serves it, for the benchmark's header line. */
   kind: string;
+  /** The server's process (nginx's master, whose worker is its child). */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -84,6 +86,7 @@ async function serving(child: ChildProcess, port: number, kind: string): Promise
     url,
     port,
     kind,
+    pid: child.pid,
     stop: async () => {
       child.kill("SIGTERM");
       await new Promise((resolve) => child.once("exit", resolve));
