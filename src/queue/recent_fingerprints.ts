@@ -11,35 +11,14 @@
  * a third of the memory, and nothing for the garbage collector to walk.
  */
 import { FingerprintSet } from "./fingerprint_set.ts";
+import { TwoGenerations } from "./two_generations.ts";
 
 /** Fingerprints kept by default: about 8 MB of memory at most. */
 export const RECENT_FINGERPRINTS = 200_000;
 
-export class RecentFingerprints {
-  #young = new FingerprintSet();
-  #old = new FingerprintSet();
-  readonly #half: number;
-
+/** Fingerprints: at least their first 32 hex digits, lower case. */
+export class RecentFingerprints extends TwoGenerations<string> {
   constructor(capacity = RECENT_FINGERPRINTS) {
-    this.#half = Math.max(1, Math.floor(capacity / 2));
-  }
-
-  has(fingerprint: string): boolean {
-    return this.#young.has(fingerprint) || this.#old.has(fingerprint);
-  }
-
-  /** Adds a fingerprint (at least its first 32 hex digits, lower case). */
-  add(fingerprint: string): void {
-    if (this.#young.has(fingerprint)) return;
-    if (this.#young.size >= this.#half) {
-      this.#old = this.#young;
-      this.#young = new FingerprintSet();
-    }
-    this.#young.add(fingerprint);
-  }
-
-  /** How many are kept now. */
-  get size(): number {
-    return this.#young.size + this.#old.size;
+    super(() => new FingerprintSet(), Math.floor(capacity / 2));
   }
 }

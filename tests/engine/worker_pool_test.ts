@@ -11,7 +11,7 @@ import { WorkerPool } from "../../src/engine/worker_pool.ts";
 import { makeResponse } from "../../src/spider/response.ts";
 import { Request } from "../../src/spider/request.ts";
 import type { Spider } from "../../src/spider/spider.ts";
-import type { Item } from "../../src/spider/types.ts";
+import type { Item, Logger } from "../../src/spider/types.ts";
 import { withTempDir } from "../cli/_run.ts";
 import { recordingLogger } from "../output/temp_dir.ts";
 
@@ -44,69 +44,89 @@ export class Pages extends Spider {
 }
 `;
 
-Deno.test("pages that waited go to the worker together; one that kills it fails alone and the rest are run", async () => {
+type Run = (path: string, depth?: number) => Promise<Array<Item | Request>>;
+
+/**
+ * A pool of one worker running the spider above, for `body`, closed after it; `run(path, depth)` hands it the page
+ * http://127.0.0.1:9/d/PATH at that depth (0 unless given). `maxDepth` is the crawl's max_depth.
+ */
+async function withPool(
+  body: (pool: WorkerPool, run: Run) => Promise<void>,
+  { log = recordingLogger(), maxDepth = null }: { log?: Logger; maxDepth?: number | null } = {},
+): Promise<void> {
   await withTempDir(async (dir) => {
     const file = join(dir, "pages.ts");
     await writeFile(file, SPIDER);
     const { Pages } = await import(pathToFileURL(file).href) as { Pages: new () => Spider };
-    const log = recordingLogger();
-    const pool = await WorkerPool.start(1, new Pages(), { file, args: [] }, log);
+    const pool = await WorkerPool.start(1, new Pages(), { file, args: [] }, log, maxDepth);
+    const run: Run = (path, depth = 0) => {
+      const request = new Request({ url: `http://127.0.0.1:9/d/${path}`, depth });
+      return pool.run(request, makeResponse(request, { body: "<p>page</p>" }));
+    };
     try {
-      const run = (path: string) => {
-        const request = new Request({ url: `http://127.0.0.1:9/d/${path}`, depth: 2 });
-        return pool.run(request, makeResponse(request, { body: "<p>page</p>" }));
-      };
-      // The first goes at once; the other four wait for it, and go as one batch, the crash second in it.
-      const outcomes = await Promise.allSettled(["a", "b", "crash", "c", "d"].map(run));
-      assert.deepEqual(outcomes.map((outcome) => outcome.status), [
-        "fulfilled",
-        "fulfilled",
-        "rejected",
-        "fulfilled",
-        "fulfilled",
-      ]);
-      assert.match(String((outcomes[2] as PromiseRejectedResult).reason), /its callback worker died/);
-      const warnings = log.lines.filter((line) => line.level === "warning").map((line) => line.message);
-      assert.equal(warnings.length, 1, warnings.join("\n"));
-
-      const outputs = (outcomes[3] as PromiseFulfilledResult<Array<Item | Request>>).value;
-      assert.deepEqual(outputs[0], { url: "http://127.0.0.1:9/d/c" });
-      const [plain, withMeta] = outputs.slice(1) as Request[];
-      assert.ok(plain instanceof Request && withMeta instanceof Request);
-      assert.deepEqual(
-        [plain.url, plain.host, plain.depth, plain.callback],
-        ["http://127.0.0.1:9/d/next.html", "127.0.0.1", 3, "parseNext"],
-      );
-      assert.deepEqual(
-        [withMeta.url, withMeta.depth, withMeta.meta],
-        ["http://127.0.0.1:9/other", 3, { from: "http://127.0.0.1:9/d/c" }],
-      );
+      await body(pool, run);
     } finally {
       pool.close();
     }
   });
+}
+
+/** What `promise` settles to, or "still waiting" if it has not after 10 s. */
+async function within10s<T>(promise: Promise<T>): Promise<T | "still waiting"> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<"still waiting">((resolve) => timer = setTimeout(() => resolve("still waiting"), 10_000)),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The URLs of the requests among a page's outputs. */
+function requestUrls(outputs: Array<Item | Request>): string[] {
+  return outputs.filter((output) => output instanceof Request).map((request) => (request as Request).url);
+}
+
+Deno.test("pages that waited go to the worker together; one that kills it fails alone and the rest are run", async () => {
+  const log = recordingLogger();
+  await withPool(async (_pool, run) => {
+    // The first goes at once; the other four wait for it, and go as one batch, the crash second in it.
+    const outcomes = await Promise.allSettled(["a", "b", "crash", "c", "d"].map((path) => run(path, 2)));
+    assert.deepEqual(outcomes.map((outcome) => outcome.status), [
+      "fulfilled",
+      "fulfilled",
+      "rejected",
+      "fulfilled",
+      "fulfilled",
+    ]);
+    assert.match(String((outcomes[2] as PromiseRejectedResult).reason), /its callback worker died/);
+    const warnings = log.lines.filter((line) => line.level === "warning").map((line) => line.message);
+    assert.equal(warnings.length, 1, warnings.join("\n"));
+
+    const outputs = (outcomes[3] as PromiseFulfilledResult<Array<Item | Request>>).value;
+    assert.deepEqual(outputs[0], { url: "http://127.0.0.1:9/d/c" });
+    const [plain, withMeta] = outputs.slice(1) as Request[];
+    assert.ok(plain instanceof Request && withMeta instanceof Request);
+    assert.deepEqual(
+      [plain.url, plain.host, plain.depth, plain.callback],
+      ["http://127.0.0.1:9/d/next.html", "127.0.0.1", 3, "parseNext"],
+    );
+    assert.deepEqual(
+      [withMeta.url, withMeta.depth, withMeta.meta],
+      ["http://127.0.0.1:9/other", 3, { from: "http://127.0.0.1:9/d/c" }],
+    );
+  }, { log });
 });
 
 Deno.test("closing the pool fails the pages a worker has not answered and those still waiting, rather than leave them", async () => {
-  await withTempDir(async (dir) => {
-    const file = join(dir, "pages.ts");
-    await writeFile(file, SPIDER);
-    const { Pages } = await import(pathToFileURL(file).href) as { Pages: new () => Spider };
-    const pool = await WorkerPool.start(1, new Pages(), { file, args: [] }, recordingLogger());
-    const run = (path: string) => {
-      const request = new Request(`http://127.0.0.1:9/d/${path}`);
-      return pool.run(request, makeResponse(request, { body: "<p>page</p>" }));
-    };
+  await withPool(async (pool, run) => {
     // The worker is held on the first page; the other two wait for it.
-    const settled = Promise.allSettled(["hang", "x", "y"].map(run));
+    const settled = Promise.allSettled(["hang", "x", "y"].map((path) => run(path)));
     await new Promise((resolve) => setTimeout(resolve, 200));
     pool.close();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const outcome = await Promise.race([
-      settled,
-      new Promise<"still waiting">((resolve) => timer = setTimeout(() => resolve("still waiting"), 10_000)),
-    ]);
-    clearTimeout(timer);
+    const outcome = await within10s(settled);
     assert.notEqual(outcome, "still waiting");
     assert.deepEqual((outcome as PromiseSettledResult<unknown>[]).map((each) => each.status), [
       "rejected",
@@ -116,131 +136,72 @@ Deno.test("closing the pool fails the pages a worker has not answered and those 
   });
 });
 
-/** The URLs of the requests among a page's outputs. */
-function requestUrls(outputs: Array<Item | Request>): string[] {
-  return outputs.filter((output) => output instanceof Request).map((request) => (request as Request).url);
-}
-
 Deno.test("a link the crawl has queued is dropped in the worker, unless the crawl would refuse it as too deep", async () => {
-  await withTempDir(async (dir) => {
-    const file = join(dir, "pages.ts");
-    await writeFile(file, SPIDER);
-    const { Pages } = await import(pathToFileURL(file).href) as { Pages: new () => Spider };
-    // max_depth 3: links of a page at depth 2 are within it, those of a page at depth 3 are not.
-    const pool = await WorkerPool.start(1, new Pages(), { file, args: [] }, recordingLogger(), 3);
-    try {
-      const run = (path: string, depth: number) => {
-        const request = new Request({ url: `http://127.0.0.1:9/d/${path}`, depth });
-        return pool.run(request, makeResponse(request, { body: "<p>page</p>" }));
-      };
-      // Nothing queued yet: both links cross.
-      assert.deepEqual(requestUrls(await run("a", 2)), ["http://127.0.0.1:9/d/next.html", "http://127.0.0.1:9/other"]);
-      // Queued by the crawl (the key is the URL without its fragment): a repeat of it stays in the worker, whatever
-      // its callback or meta, as the crawl would drop it on arrival. The other link still crosses.
-      pool.noteQueued("http://127.0.0.1:9/other");
-      assert.deepEqual(requestUrls(await run("b", 2)), ["http://127.0.0.1:9/d/next.html"]);
-      pool.noteQueued("http://127.0.0.1:9/d/next.html");
-      assert.deepEqual(requestUrls(await run("c", 2)), []);
-      // One level deeper its links are past max_depth: they cross, for the crawl to refuse and count them.
-      assert.deepEqual(requestUrls(await run("d", 3)), ["http://127.0.0.1:9/d/next.html", "http://127.0.0.1:9/other"]);
-      // Items are never dropped.
-      assert.deepEqual((await run("e", 2))[0], { url: "http://127.0.0.1:9/d/e" });
-    } finally {
-      pool.close();
-    }
-  });
+  // max_depth 3: links of a page at depth 2 are within it, those of a page at depth 3 are not.
+  await withPool(async (pool, run) => {
+    // Nothing queued yet: both links cross.
+    assert.deepEqual(requestUrls(await run("a", 2)), ["http://127.0.0.1:9/d/next.html", "http://127.0.0.1:9/other"]);
+    // Queued by the crawl (the key is the URL without its fragment): a repeat of it stays in the worker, whatever
+    // its callback or meta, as the crawl would drop it on arrival. The other link still crosses.
+    pool.noteQueued("http://127.0.0.1:9/other");
+    assert.deepEqual(requestUrls(await run("b", 2)), ["http://127.0.0.1:9/d/next.html"]);
+    pool.noteQueued("http://127.0.0.1:9/d/next.html");
+    assert.deepEqual(requestUrls(await run("c", 2)), []);
+    // One level deeper its links are past max_depth: they cross, for the crawl to refuse and count them.
+    assert.deepEqual(requestUrls(await run("d", 3)), ["http://127.0.0.1:9/d/next.html", "http://127.0.0.1:9/other"]);
+    // Items are never dropped.
+    assert.deepEqual((await run("e", 2))[0], { url: "http://127.0.0.1:9/d/e" });
+  }, { maxDepth: 3 });
 });
 
 Deno.test("one page's outputs that cannot cross fail that page alone; a callback that waits does not hold back others", async () => {
-  await withTempDir(async (dir) => {
-    const file = join(dir, "pages.ts");
-    await writeFile(file, SPIDER);
-    const { Pages } = await import(pathToFileURL(file).href) as { Pages: new () => Spider };
-    const pool = await WorkerPool.start(1, new Pages(), { file, args: [] }, recordingLogger());
-    try {
-      const run = (path: string) => {
-        const request = new Request(`http://127.0.0.1:9/d/${path}`);
-        return pool.run(request, makeResponse(request, { body: "<p>page</p>" }));
-      };
-      // slow holds the worker; a, fn and b wait for it and go as one batch, whose outcomes come back together.
-      const outcomes = await Promise.allSettled(["slow", "a", "fn", "b"].map(run));
-      assert.deepEqual(outcomes.map((outcome) => outcome.status), ["fulfilled", "fulfilled", "rejected", "fulfilled"]);
-      assert.match(String((outcomes[2] as PromiseRejectedResult).reason), /its outputs cannot be sent to the crawl/);
-      assert.deepEqual((outcomes[3] as PromiseFulfilledResult<Array<Item | Request>>).value[0], {
-        url: "http://127.0.0.1:9/d/b",
-      });
-      // c is done before hang begins, in the same batch; hang never ends, and c's outcome is not held for it.
-      const first = run("slow");
-      const c = run("c");
-      void run("hang").catch(() => {});
-      await first;
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const outcome = await Promise.race([
-        c,
-        new Promise<"still waiting">((resolve) => timer = setTimeout(() => resolve("still waiting"), 10_000)),
-      ]);
-      clearTimeout(timer);
-      assert.notEqual(outcome, "still waiting", "a page's outcome waited for a callback that never ends");
-    } finally {
-      pool.close();
-    }
+  await withPool(async (_pool, run) => {
+    // slow holds the worker; a, fn and b wait for it and go as one batch, whose outcomes come back together.
+    const outcomes = await Promise.allSettled(["slow", "a", "fn", "b"].map((path) => run(path)));
+    assert.deepEqual(outcomes.map((outcome) => outcome.status), ["fulfilled", "fulfilled", "rejected", "fulfilled"]);
+    assert.match(String((outcomes[2] as PromiseRejectedResult).reason), /its outputs cannot be sent to the crawl/);
+    assert.deepEqual((outcomes[3] as PromiseFulfilledResult<Array<Item | Request>>).value[0], {
+      url: "http://127.0.0.1:9/d/b",
+    });
+    // c is done before hang begins, in the same batch; hang never ends, and c's outcome is not held for it.
+    const first = run("slow");
+    const c = run("c");
+    void run("hang").catch(() => {});
+    await first;
+    assert.notEqual(await within10s(c), "still waiting", "a page's outcome waited for a callback that never ends");
   });
 });
 
 Deno.test("pages given to a worker while its last page waits run after it, and each outcome goes to its own page", async () => {
-  await withTempDir(async (dir) => {
-    const file = join(dir, "pages.ts");
-    await writeFile(file, SPIDER);
-    const { Pages } = await import(pathToFileURL(file).href) as { Pages: new () => Spider };
-    const pool = await WorkerPool.start(1, new Pages(), { file, args: [] }, recordingLogger());
-    try {
-      const run = (path: string) => {
-        const request = new Request(`http://127.0.0.1:9/d/${path}`);
-        return pool.run(request, makeResponse(request, { body: "<p>page</p>" }));
-      };
-      // slow is the worker's only page, so its last: a and b are handed over while it waits, and must wait for it.
-      const slow = run("slow");
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      const order: string[] = [];
-      const outputs = await Promise.all(
-        [slow, run("a"), run("b")].map((running, index) =>
-          running.then((value) => (order.push(["slow", "a", "b"][index]), value))
-        ),
-      );
-      assert.deepEqual(outputs.map((each) => each[0]), [
-        { url: "http://127.0.0.1:9/d/slow" },
-        { url: "http://127.0.0.1:9/d/a" },
-        { url: "http://127.0.0.1:9/d/b" },
-      ]);
-      assert.deepEqual(order, ["slow", "a", "b"]);
-    } finally {
-      pool.close();
-    }
+  await withPool(async (_pool, run) => {
+    // slow is the worker's only page, so its last: a and b are handed over while it waits, and must wait for it.
+    const slow = run("slow");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const order: string[] = [];
+    const outputs = await Promise.all(
+      [slow, run("a"), run("b")].map((running, index) =>
+        running.then((value) => (order.push(["slow", "a", "b"][index]), value))
+      ),
+    );
+    assert.deepEqual(outputs.map((each) => each[0]), [
+      { url: "http://127.0.0.1:9/d/slow" },
+      { url: "http://127.0.0.1:9/d/a" },
+      { url: "http://127.0.0.1:9/d/b" },
+    ]);
+    assert.deepEqual(order, ["slow", "a", "b"]);
   });
 });
 
 Deno.test("a worker busy while the crawl queues many keys is told the latest ones when it is free", async () => {
-  await withTempDir(async (dir) => {
-    const file = join(dir, "pages.ts");
-    await writeFile(file, SPIDER);
-    const { Pages } = await import(pathToFileURL(file).href) as { Pages: new () => Spider };
-    const pool = await WorkerPool.start(1, new Pages(), { file, args: [] }, recordingLogger());
-    try {
-      const run = (path: string) => {
-        const request = new Request({ url: `http://127.0.0.1:9/d/${path}`, depth: 1 });
-        return pool.run(request, makeResponse(request, { body: "<p>page</p>" }));
-      };
-      // While the worker is on slow, the crawl queues far more keys than a worker keeps (two generations of 16,384);
-      // what it is told is bounded, and holds the latest: /other was queued last, next.html long before.
-      const slow = run("slow");
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      pool.noteQueued("http://127.0.0.1:9/d/next.html");
-      for (let i = 0; i < 100_000; i++) pool.noteQueued(`http://127.0.0.1:9/k/${i}`);
-      pool.noteQueued("http://127.0.0.1:9/other");
-      await slow;
-      assert.deepEqual(requestUrls(await run("a")), ["http://127.0.0.1:9/d/next.html"]);
-    } finally {
-      pool.close();
-    }
+  await withPool(async (pool, run) => {
+    // While the worker is on slow, the crawl queues far more keys than a worker keeps (two generations of 16,384);
+    // what it is told is bounded, and holds the latest: /other was queued last, next.html long before.
+    const slow = run("slow");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    pool.noteQueued("http://127.0.0.1:9/d/next.html");
+    for (let i = 0; i < 100_000; i++) pool.noteQueued(`http://127.0.0.1:9/k/${i}`);
+    pool.noteQueued("http://127.0.0.1:9/other");
+    await slow;
+    assert.deepEqual(requestUrls(await run("a")), ["http://127.0.0.1:9/d/next.html"]);
   });
 });
