@@ -17,6 +17,7 @@ if (runtime.isMainModule(import.meta)) {
   // The program is Netweir: the crawl's heap settings (src/runtime/heap_flags.ts). A crawl is worth a restart of Node
   // to have them all; a `version` or a `list` is not.
   const args = runtime.args();
+  runtime.cacheCompiledCode();
   runtime.tuneHeap(args[0] === "crawl");
   runtime.exit(await main(args));
 }

@@ -107,6 +107,8 @@ export const denoRuntime: Runtime = {
   selfCommand: (cliPath) => ({ command: Deno.execPath(), args: ["run", "-A", "--quiet", ...v8FlagArgs(), cliPath] }),
   // Deno takes V8 flags only at start (node:v8's setFlagsFromString does nothing there): see selfCommand.
   tuneHeap: (_restart?: boolean) => false,
+  // Deno keeps V8's code cache of every module it runs by itself (DENO_DIR).
+  cacheCompiledCode: () => {},
   pid: Deno.pid,
   signalProcess,
   killProcessGroup,

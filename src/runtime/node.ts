@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { spawnSync } from "node:child_process";
 import { parentPort, Worker } from "node:worker_threads";
 import { setFlagsFromString } from "node:v8";
+import nodeModule from "node:module";
 import { CRAWL_V8_FLAGS, flagsNotGiven, v8FlagName } from "./heap_flags.ts";
 import { wireHttpClient } from "./h1/client.ts";
 import { nodeDialer } from "./node_socket.ts";
@@ -227,6 +228,10 @@ export const nodeRuntime: Runtime = {
   // In the single binary (deno task build:binary) the executable is the whole program: it takes no script path.
   selfCommand,
   tuneHeap,
+  cacheCompiledCode() {
+    // Node 22.1 and later; a single executable carries its code cache itself.
+    if (!isSingleExecutable()) (nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
+  },
   pid: process.pid,
   signalProcess,
   killProcessGroup,

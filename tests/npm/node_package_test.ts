@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import process from "node:process";
 import { delimiter, dirname, join } from "node:path";
 import { runtime } from "../../src/runtime/mod.ts";
 import { startFixtureSite } from "../helpers/fixture_site.ts";
@@ -57,6 +59,27 @@ Deno.test("the npm package, packed and installed, runs on Node 22: version, list
     const bad = await pkg.netweir(["crawl", "shop.mjs", "-s", "concurrency=0"]);
     assert.equal(bad.code, 2);
     assert.equal(bad.stderr, "netweir: setting concurrency must be at least 1\n");
+
+    // The netweir command keeps Node's compile cache, in the temporary directory (not NODE_COMPILE_CACHE's doing:
+    // left unset here, Node would keep none); the library alone does not.
+    const tmp = join(pkg.dir, "tmp");
+    await mkdir(tmp);
+    const env: Record<string, string> = {};
+    for (const [name, value] of Object.entries(process.env)) if (value !== undefined) env[name] = value;
+    delete env.NODE_COMPILE_CACHE;
+    env.TMPDIR = tmp;
+    const cached = await runCommand(NODE22, [join(pkg.dir, "node_modules", "netweir", "cli.js"), "list", "."], {
+      cwd: pkg.dir,
+      env,
+    });
+    assert.equal(cached.code, 0, cached.stderr);
+    assert.ok((await readdir(join(tmp, "node-compile-cache"), { recursive: true })).length > 0, "no compile cache");
+    const library = join(pkg.dir, "library.mjs");
+    await writeFile(library, `import { Spider } from "netweir";\nconsole.log(typeof Spider);\n`);
+    await rm(join(tmp, "node-compile-cache"), { recursive: true, force: true });
+    const imported = await runCommand(NODE22, [library], { cwd: pkg.dir, env });
+    assert.equal(imported.stdout, "function\n", imported.stderr);
+    assert.ok(!existsSync(join(tmp, "node-compile-cache")), "importing netweir turned on the compile cache");
   } finally {
     await pkg.remove();
     await site.close();
