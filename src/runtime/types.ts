@@ -101,8 +101,8 @@ export interface Runtime {
   /**
    * Keeps the program's compiled code for its next start: Node's compile cache (`module.enableCompileCache`, in the
    * system's temporary directory unless NODE_COMPILE_CACHE names one; NODE_DISABLE_COMPILE_CACHE=1 turns it off),
-   * which takes 10 to 20 ms off each start of `netweir crawl` on Node 22 (one-page crawls, 0.30-0.35 s against
-   * 0.31-0.34, alternating builds). Deno keeps its own. Called by the `netweir` command,
+   * which takes about 10 ms off each start of `netweir crawl` on Node 22 (one-page crawls, medians of 12 alternating
+   * runs: 0.29 s against 0.30). Deno keeps its own. Called by the `netweir` command,
    * never by the library: a program that imports Netweir decides that for itself.
    */
   cacheCompiledCode(): void;
