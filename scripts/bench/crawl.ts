@@ -23,7 +23,8 @@
  *
  * For each run: pages, items, pages/s (over the whole run's wall time, start-up included), CPU seconds (user +
  * system) and peak RSS, from GNU time; then, per runtime, each spider's pages/s and pages per CPU second against the
- * bare loop's, and Node's pages/s against Deno's. Rounds are reported by their median; the ratios also round by round
+ * bare loop's, and Node's pages/s against Deno's (also with each runtime's crawl taken against its own bare loop, which
+ * tells Netweir's part of the gap from the runtimes'). Rounds are reported by their median; the ratios also round by round
  * (each against the run beside it in the same round) and by the median of those, which a drifting machine moves less.
  */
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -239,6 +240,17 @@ try {
           `${byRound(`node ${crawler}`, `deno ${crawler}`)} round by round; pages per CPU s: ${perCpu.toFixed(2)}`,
       );
     }
+    // How much of that is Netweir's: each runtime's crawl against its own bare loop, Node's share over Deno's. The
+    // bare loops are the same script on each runtime, so where this is 1.00 the gap is the runtimes' own.
+    const ownShare = (runtime: string, crawler: Crawler) =>
+      summary(`${runtime} ${crawler}`).rate / summary(`${runtime} bare`).rate;
+    console.log(
+      `node / deno, each against its own bare loop (of the medians): ${
+        CRAWLERS.filter((crawler) => crawler !== "bare").map((crawler) =>
+          `${crawler} ${(ownShare("node", crawler) / ownShare("deno", crawler)).toFixed(2)}`
+        ).join(", ")
+      }`,
+    );
   }
 } finally {
   await pkg?.remove();
