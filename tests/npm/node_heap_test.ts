@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { availableParallelism } from "node:os";
 import { startFixtureSite } from "../helpers/fixture_site.ts";
 import { installBuiltPackage, NODE22, runCommand } from "../helpers/node_package.ts";
 import { CRAWL_V8_FLAGS } from "../../src/runtime/heap_flags.ts";
@@ -40,9 +41,18 @@ Deno.test("under Node, netweir crawl runs in the process its user started, with 
       return JSON.parse((await readFile(out, "utf8")).trim()) as { execArgv: string[]; ppid: number };
     };
     const plain = await crawl([]);
-    // And AsyncLocalStorage on async context frames rather than promise hooks (src/runtime/node.ts, crawlNodeFlags).
-    assert.deepEqual(plain.execArgv, ["--experimental-async-context-frame", ...CRAWL_V8_FLAGS.node]);
+    // And AsyncLocalStorage on async context frames rather than promise hooks, and no more V8 helper threads than
+    // CPUs where there are fewer than Node's 4 (src/runtime/node.ts, crawlNodeFlags).
+    const cpus = availableParallelism();
+    const pool = cpus < 4 ? [`--v8-pool-size=${cpus}`] : [];
+    assert.deepEqual(plain.execArgv, ["--experimental-async-context-frame", ...pool, ...CRAWL_V8_FLAGS.node]);
     assert.equal(plain.ppid, Deno.pid, "no second process: Node was restarted in place");
+    const ownPool = await crawl(["--v8-pool-size=3"]);
+    assert.deepEqual(
+      ownPool.execArgv,
+      ["--v8-pool-size=3", "--experimental-async-context-frame", ...CRAWL_V8_FLAGS.node],
+      "the user's own pool size, and none of Netweir's",
+    );
     const own = await crawl(["--max-semi-space-size=4"]);
     assert.deepEqual(own.execArgv, ["--max-semi-space-size=4"], "the user's own young generation: no restart");
     const viaEnv = await crawl([], { ...Deno.env.toObject(), NODE_OPTIONS: "--max-semi-space-size=2" });
