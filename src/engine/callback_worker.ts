@@ -88,7 +88,7 @@ let spider: Spider | undefined;
 let maxDepth: number | null = null;
 let progress: Int32Array | undefined;
 /**
- * Outcomes of the current `run` not sent yet. They go in one message when the run ends, or before a callback waits
+ * Outcomes not sent yet. They go in one message before a run's last page and when it ends, or before a callback waits
  * for something: a message wakes the crawl's thread, and one per page (several thousand a second) cost that thread
  * more than everything else it did with the page (docs/design/engine.md, "Callback workers").
  */
@@ -112,6 +112,7 @@ function sendHeld(): void {
     }
   }
 }
+
 /**
  * What the crawl has queued, as it told this worker: a link found here is dropped before it crosses, as the crawl
  * would drop it on arrival (admission.ts, queuedLately). Most links a page yields are such repeats (27 a page on the
