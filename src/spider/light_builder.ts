@@ -16,6 +16,7 @@
  */
 import { LightDocument, LightElement } from "./light_document.ts";
 import { SkippingTokenizer } from "./skipping_tokenizer.ts";
+import { KNOWN_ATTRIBUTES, KNOWN_TAGS } from "./known_names.ts";
 
 const fromCodePoint = String.fromCodePoint;
 
@@ -231,7 +232,8 @@ class LightBuilder {
   }
 
   #tagNameAt(start: number, end: number): string {
-    const name = this.#html.slice(start, end).toLowerCase();
+    const html = this.#html;
+    const name = KNOWN_TAGS.find(html, start, end) ?? html.slice(start, end).toLowerCase();
     const context = this.#contexts[this.#contexts.length - 1];
     if (context === Context.Svg) return SVG_NAMES.get(name) ?? name;
     if (this.#contexts.length > 1) {
@@ -337,7 +339,8 @@ class LightBuilder {
   }
 
   onattribname(start: number, end: number): void {
-    this.#attribName = this.#html.slice(start, end).toLowerCase();
+    const html = this.#html;
+    this.#attribName = KNOWN_ATTRIBUTES.find(html, start, end) ?? html.slice(start, end).toLowerCase();
   }
 
   onattribdata(start: number, end: number): void {
