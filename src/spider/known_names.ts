@@ -11,28 +11,39 @@ const LONGEST = 24;
 const UPPER_A = 0x41;
 const UPPER_Z = 0x5a;
 
-/** A hash of `text[start, end)` lower-cased (ASCII letters only: the names kept are ASCII). */
+/** Buckets of the table: a power of two, a few times the names kept, so that most hold one name or none. */
+const BUCKETS = 1024;
+
+/**
+ * A hash of `text[start, end)` lower-cased (ASCII letters only: the names kept are ASCII). Kept within 26 bits, so that
+ * it stays a small integer all along (a 32-bit one would leave V8's small integers for heap numbers).
+ */
 function hashLowered(text: string, start: number, end: number): number {
   let hash = end - start;
   for (let i = start; i < end; i++) {
     let code = text.charCodeAt(i);
     if (code >= UPPER_A && code <= UPPER_Z) code |= 0x20;
-    hash = (Math.imul(hash, 31) + code) | 0;
+    hash = (hash * 31 + code) & 0x3ffffff;
   }
   return hash;
 }
 
 export class KnownNames {
-  readonly #byHash = new Map<number, string[]>();
+  /** Per bucket, its names and their hashes, side by side. */
+  readonly #names: Array<string[] | undefined> = new Array(BUCKETS).fill(undefined);
+  readonly #hashes: Array<number[] | undefined> = new Array(BUCKETS).fill(undefined);
 
   /** `names` in lower case, ASCII. */
   constructor(names: Iterable<string>) {
     for (const name of names) {
       if (name.length > LONGEST || name !== name.toLowerCase()) throw new Error(`not a name to keep: ${name}`);
       const hash = hashLowered(name, 0, name.length);
-      const same = this.#byHash.get(hash);
-      if (same === undefined) this.#byHash.set(hash, [name]);
-      else if (!same.includes(name)) same.push(name);
+      const bucket = hash & (BUCKETS - 1);
+      const names = this.#names[bucket] ??= [];
+      const hashes = this.#hashes[bucket] ??= [];
+      if (names.includes(name)) continue;
+      names.push(name);
+      hashes.push(hash);
     }
   }
 
@@ -43,16 +54,22 @@ export class KnownNames {
   find(text: string, start: number, end: number): string | undefined {
     const length = end - start;
     if (length === 0 || length > LONGEST) return undefined;
-    const candidates = this.#byHash.get(hashLowered(text, start, end));
-    if (candidates === undefined) return undefined;
-    next: for (const name of candidates) {
-      if (name.length !== length) continue;
-      for (let i = 0; i < length; i++) {
+    const hash = hashLowered(text, start, end);
+    const bucket = hash & (BUCKETS - 1);
+    const hashes = this.#hashes[bucket];
+    if (hashes === undefined) return undefined;
+    const names = this.#names[bucket]!;
+    for (let n = 0; n < hashes.length; n++) {
+      const name = names[n];
+      if (hashes[n] !== hash || name.length !== length) continue;
+      let i = 0;
+      while (i < length) {
         let code = text.charCodeAt(start + i);
         if (code >= UPPER_A && code <= UPPER_Z) code |= 0x20;
-        if (code !== name.charCodeAt(i)) continue next;
+        if (code !== name.charCodeAt(i)) break;
+        i++;
       }
-      return name;
+      if (i === length) return name;
     }
     return undefined;
   }
