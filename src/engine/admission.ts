@@ -41,28 +41,18 @@ function withoutPort(domain: string): string {
   return /^[^:]*:\d+$/.test(domain) ? domain.replace(/:\d+$/, "") : domain.replace(/^(\[.*\]):\d+$/, "$1");
 }
 
-/**
- * The key a request is known by among those queued lately: its URL without the fragment, for requests the frontier
- * filters by URL alone (GET, no body, not dontFilter); undefined for the others. Two requests with one key have
- * one fingerprint, so a request whose key was queued is one the frontier would drop.
- */
-export function queueKey(request: Request): string | undefined {
-  if (request.dontFilter || request.method !== "GET" || request.body) return undefined;
-  const hash = request.url.indexOf("#");
-  return hash < 0 ? request.url : request.url.slice(0, hash);
-}
-
 export class Admission {
   readonly #settings: AdmissionSettings;
   readonly #allowed: (host: string) => boolean;
   readonly #traps: TrapDetector;
   readonly #takenPerHost = new Map<string, number>();
-  readonly #queued = new RecentKeys();
+  readonly #queued: RecentKeys;
 
   constructor(settings: AdmissionSettings, allowedDomains: readonly string[]) {
     this.#settings = settings;
     this.#allowed = allowedHosts(allowedDomains);
     this.#traps = new TrapDetector(settings.maxUrlLength);
+    this.#queued = new RecentKeys(settings.maxDepth);
   }
 
   /** Whether a host is one of the spider's allowed domains (see {@link hostAllowed}). */
@@ -93,10 +83,7 @@ export class Admission {
    * not is refused and counted as such, as it was the first time round.
    */
   queuedLately(request: Request): boolean {
-    const key = queueKey(request);
-    if (key === undefined) return false;
-    const { maxDepth } = this.#settings;
-    return (maxDepth === null || request.depth <= maxDepth) && this.#queued.has(key);
+    return this.#queued.has(request, request.depth);
   }
 
   /**
@@ -104,9 +91,7 @@ export class Admission {
    * key, or undefined for a request the frontier does not filter by URL alone.
    */
   noteQueued(request: Request): string | undefined {
-    const key = queueKey(request);
-    if (key !== undefined) this.#queued.add(key);
-    return key;
+    return this.#queued.note(request);
   }
 
   /** The depth a request may have at most, or null for none (max_depth). */

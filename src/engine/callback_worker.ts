@@ -8,9 +8,9 @@
  * `done` (id, items, requests) or `error` (id, message), all in one message when the run ends (or, before a callback
  * that waits for something, those so far). The pages of a `run` are those that waited while the worker was busy: one
  * message, and one wake-up of each thread, for all of them (waking a sleeping thread is what a page's crossing cost
- * most). A request a
- * callback yields crosses in the request codec, or, when it is a plain GET (the usual `page.follow(href)`), as its
- * URL, host, depth and callback name, which the crawl's thread builds a request from without parsing the URL again.
+ * most). A request a callback yields crosses in the request codec, or, when it is a plain GET (the usual
+ * `page.follow(href)`), as its URL, host, depth and callback name, which the crawl's thread builds a request from
+ * without parsing the URL again; one the crawl has queued lately does not cross at all.
  */
 import { loadSpiders, pickSpider } from "../load/spiders.ts";
 import type { FetchedResponse } from "../spider/response.ts";
@@ -21,7 +21,6 @@ import { Page } from "../spider/page.ts";
 import { Request } from "../spider/request.ts";
 import type { Spider } from "../spider/spider.ts";
 import { applySpiderArgs } from "../spider/spider_args.ts";
-import { queueKey } from "./admission.ts";
 import { RecentKeys } from "./recent_keys.ts";
 import type { Item } from "../spider/types.ts";
 
@@ -60,7 +59,7 @@ export type ToWorker =
   | {
     type: "run";
     pages: SentPage[];
-    /** Keys (see queueKey) of the requests the crawl queued since its last message to this worker. */
+    /** Keys (recent_keys.ts, queueKey) of the requests the crawl queued since its last message to this worker. */
     queued: string[];
   };
 
@@ -85,7 +84,6 @@ export type FromWorker =
 
 const channel = runtime.workerChannel();
 let spider: Spider | undefined;
-let maxDepth: number | null = null;
 let progress: Int32Array | undefined;
 /**
  * Outcomes not sent yet. They go in one message before a run's last page and when it ends, or before a callback waits
@@ -119,14 +117,14 @@ function sendHeld(): void {
  * link shop, one of them new), and each would cost a structured clone both ways, a Request and a lookup in the
  * crawl's thread, which does the fetching. The crawl's own check stays: this copy lags it by a message.
  */
-const queued = new RecentKeys();
+let queued = new RecentKeys(null);
 
 async function init(message: Extract<ToWorker, { type: "init" }>): Promise<void> {
   try {
     const Class = pickSpider(await loadSpiders(message.file), message.spider, message.file);
     spider = new Class();
     applySpiderArgs(spider, message.args);
-    maxDepth = message.maxDepth;
+    queued = new RecentKeys(message.maxDepth);
     progress = message.progress;
     channel.post({ type: "ready" } satisfies FromWorker);
   } catch (error) {
@@ -139,7 +137,7 @@ const runs: SentPage[][] = [];
 let running = false;
 
 function received(message: Extract<ToWorker, { type: "run" }>): void {
-  for (const key of message.queued) queued.add(key);
+  for (const key of message.queued) queued.noteKey(key);
   runs.push(message.pages);
   if (!running) void runInTurn();
 }
@@ -185,17 +183,14 @@ function run(message: SentPage): Promise<void> | undefined {
     // The codec carries only what a queue can hold (http and https); a `mailto:` a callback followed crosses as its
     // URL alone, for the crawl to drop and count, as it would without workers.
     const otherSchemes: string[] = [];
-    // The depth the crawl gives a request this page yields; past max_depth it is refused (and counted) there.
-    const mayDrop = maxDepth === null || request.depth + 1 <= maxDepth;
+    // The depth the crawl gives a request this page yields (see acceptYielded).
+    const depth = request.depth + 1;
     // drainCallback, not runCallback's async generators: a `*parse` is walked in a plain loop, without a promise per
     // output (27 followed links a page on the link shop).
     const drained = drainCallback(spider!, request, new Page(response, request), (output) => {
       if (!(output instanceof Request)) items.push(output);
       else if (/^https?:/.test(output.url)) {
-        if (mayDrop) {
-          const key = queueKey(output);
-          if (key !== undefined && queued.has(key)) return true;
-        }
+        if (queued.has(output, depth)) return true;
         requests.push(plainRequestParts(spider!, output) ?? encodeRequest(spider!, output));
       } else otherSchemes.push(output.url);
       return true;

@@ -262,7 +262,7 @@ export class WorkerPool {
 
   /**
    * Tells the workers, with their next pages, that the crawl queued a request of this key (see admission.ts,
-   * queueKey): a link of that key they find is dropped there, as the crawl would drop it.
+   * recent_keys.ts): a link of that key they find is dropped there, as the crawl would drop it.
    */
   noteQueued(key: string): void {
     for (const slot of this.#slots) {
