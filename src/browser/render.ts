@@ -22,6 +22,7 @@ import { parseSteps } from "../spider/steps.ts";
 import { cookiesFromBrowser, cookiesToBrowser } from "./cookies.ts";
 import type { Tab, TabListener } from "./pool.ts";
 import { runSteps } from "./run_steps.ts";
+import { HeaderList } from "../runtime/header_list.ts";
 
 /** Headers that described the bytes on the wire; the tab gets the body decoded. */
 const WIRE_HEADERS = new Set(["content-encoding", "content-length", "transfer-encoding"]);
@@ -143,7 +144,7 @@ class Traffic implements TabListener {
 
   onResponseReceived(event: Protocol.Network.ResponseReceivedEvent): void {
     if (event.type !== "Document" || event.frameId !== this.#tab.mainFrameId) return;
-    const headers = new Headers();
+    const headers = new HeaderList();
     for (const [name, value] of Object.entries(event.response.headers)) {
       for (const line of String(value).split("\n")) headers.append(name, line);
     }
@@ -320,7 +321,7 @@ async function renderUntil(
   return {
     url,
     status: direct?.status ?? main?.status ?? 200,
-    headers: direct?.headers ?? main?.headers ?? new Headers({ "content-type": "text/html" }),
+    headers: direct?.headers ?? main?.headers ?? new HeaderList({ "content-type": "text/html" }),
     body: new TextEncoder().encode(content),
     request,
     redirects: traffic.redirects,

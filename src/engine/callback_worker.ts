@@ -23,6 +23,7 @@ import type { Spider } from "../spider/spider.ts";
 import { applySpiderArgs } from "../spider/spider_args.ts";
 import { RecentKeys } from "./recent_keys.ts";
 import type { Item } from "../spider/types.ts";
+import { HeaderList } from "../runtime/header_list.ts";
 
 /** A response as it crosses to a worker. */
 export interface SentResponse {
@@ -174,7 +175,7 @@ function run(message: SentPage): Promise<void> | undefined {
     const request = decodeRequest(spider!, message.request);
     const response: FetchedResponse = {
       ...message.response,
-      headers: new Headers(message.response.headers),
+      headers: new HeaderList(message.response.headers),
       request,
       latency: 0,
     };

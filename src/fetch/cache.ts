@@ -17,6 +17,7 @@ import { runtime } from "../runtime/mod.ts";
 import { fingerprint } from "../spider/fingerprint.ts";
 import type { Request } from "../spider/request.ts";
 import type { FetchedResponse } from "../spider/response.ts";
+import { HeaderList } from "../runtime/header_list.ts";
 
 /** What the .json file of an entry holds. */
 interface Entry {
@@ -66,7 +67,7 @@ export class HttpCache {
     return {
       url: entry.url,
       status: entry.status,
-      headers: new Headers(entry.headers),
+      headers: new HeaderList(entry.headers),
       body,
       request,
       redirects: Array.isArray(entry.redirects) ? entry.redirects : [],

@@ -21,6 +21,7 @@ import { ClientPool } from "./client_pool.ts";
 import { Deadlines } from "./deadlines.ts";
 import { ProxyRotation } from "./proxy_rotation.ts";
 import type { FetchedResponse, RedirectHop } from "../spider/response.ts";
+import { HeaderList } from "../runtime/header_list.ts";
 
 /** Options for one {@link Downloader.fetch}. */
 export interface FetchOptions {
@@ -199,7 +200,7 @@ export class Downloader {
     const origin = new URL(request.url);
     const follow = request.allowRedirects && request.meta.dont_redirect !== true;
     const useJar = this.#jar !== undefined && request.meta.dont_merge_cookies !== true;
-    const ownHeaders = new Headers(request.headers);
+    const ownHeaders = new HeaderList(request.headers);
     const redirects: string[] = [];
     const hops: RedirectHop[] = [];
     let url = origin;
@@ -279,7 +280,7 @@ export class Downloader {
 
   /** Headers for one hop: defaults < user agent < the request's own, then credentials and cookies if not given. */
   async #headersFor(request: Request, origin: URL, url: URL, own: Headers, useJar: boolean): Promise<Headers> {
-    const headers = new Headers({ "accept-encoding": ACCEPT_ENCODING });
+    const headers = new HeaderList({ "accept-encoding": ACCEPT_ENCODING });
     for (const [name, value] of Object.entries(this.#settings.defaultHeaders)) headers.set(name, value);
     if (this.#settings.userAgent) headers.set("user-agent", this.#settings.userAgent);
     own.forEach((value, name) => headers.set(name, value));

@@ -10,12 +10,13 @@
 import { Agent as HttpAgent, type IncomingMessage, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { HttpClient, HttpRequest, HttpResponse } from "./types.ts";
+import { HeaderList } from "./header_list.ts";
 
 /** Statuses whose responses have no body. */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
 function headersOf(message: IncomingMessage): Headers {
-  const headers = new Headers();
+  const headers = new HeaderList();
   const raw = message.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i], raw[i + 1]);
   return headers;

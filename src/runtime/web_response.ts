@@ -8,6 +8,7 @@
  * headers say: no Content-Encoding (the runtime would decode it, to any size) and a Content-Length within the limit.
  */
 import type { HttpResponse } from "./types.ts";
+import { HeaderList } from "./header_list.ts";
 
 /** The declared length of an unencoded body, or undefined when the body's size is not known in advance. */
 function plainLength(headers: Headers): number | undefined {
@@ -59,7 +60,7 @@ export function fromWebResponse(response: Response): HttpResponse {
   return {
     status: response.status,
     // A copy: fetch's own headers cannot be changed.
-    headers: new Headers(response.headers),
+    headers: new HeaderList(response.headers),
     asSent: false,
     bytes: async (limit) => {
       const length = plainLength(response.headers);

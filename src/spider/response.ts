@@ -1,5 +1,6 @@
 /** A downloaded response: what the fetch layer hands the engine, and what a Page is built from. */
 import type { Request } from "./request.ts";
+import { HeaderList } from "../runtime/header_list.ts";
 
 /** A downloaded response: what a Page is built from, and what a middleware may answer a request with. */
 export interface FetchedResponse {
@@ -63,7 +64,7 @@ export function makeResponse(
   return {
     url: init.url ?? request.url,
     status: init.status ?? 200,
-    headers: new Headers(init.headers),
+    headers: new HeaderList(init.headers),
     body,
     request,
     redirects: [],

@@ -8,6 +8,8 @@
  * chunk size): a misframed body would hand the next response on the connection someone else's bytes.
  */
 
+import { HeaderList } from "../header_list.ts";
+
 /** A connected byte stream: Deno.Conn has this shape. */
 export interface WireSocket {
   /** Reads into `into`; resolves with the count, or null at the end of the stream. */
@@ -150,7 +152,7 @@ export class Wire {
     if (!match) throw new WireError(`not an HTTP/1 response: ${JSON.stringify(statusLine.slice(0, 60))}`);
     const version = match[1] === "1" ? 11 : 10;
     const status = Number(match[2]);
-    const headers = new Headers();
+    const headers = new HeaderList();
     let last: [string, string] | undefined;
     for (;;) {
       const line = this.#bufferedLine() ?? await this.#line(budget);
