@@ -1,6 +1,6 @@
 /** The Node side of the runtime boundary (Node 22 or later). */
 import process from "node:process";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
@@ -13,6 +13,8 @@ import nodeModule from "node:module";
 import { CRAWL_V8_FLAGS, flagsNotGiven, v8FlagName } from "./heap_flags.ts";
 import { wireHttpClient } from "./h1/client.ts";
 import { nodeDialer } from "./node_socket.ts";
+import { cacheStrippedTypeScript } from "./node_type_cache.ts";
+import { dropWarnings } from "./node_warnings.ts";
 import { decodeUtf8OnNode } from "./node_utf8.ts";
 import { fromWebResponse } from "./web_response.ts";
 import { commonJsProblem } from "./module_type.ts";
@@ -185,6 +187,9 @@ function listen(
   handler: (request: Request) => Response | Promise<Response>,
   options: ListenOptions,
 ): Promise<Listener> {
+  // Required here, not imported: node:http imported as a module loads undici (its ESM face reads every export),
+  // about 35 ms and 13 MB that a crawl, which never listens, has no use for.
+  const { createServer } = nodeModule.createRequire(import.meta.url)("node:http") as typeof import("node:http");
   const server = createServer((req, res) => {
     const address = server.address();
     const port = typeof address === "object" && address ? address.port : options.port;
@@ -244,8 +249,10 @@ export const nodeRuntime: Runtime = {
   selfCommand,
   tuneHeap,
   cacheCompiledCode() {
-    // Node 22.1 and later; a single executable carries its code cache itself.
-    if (!isSingleExecutable()) (nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
+    // Node 22.1 and later; a single executable carries its code cache itself, and strips TypeScript with its own hooks.
+    if (isSingleExecutable()) return;
+    (nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
+    cacheStrippedTypeScript(process.env, givenNodeFlags());
   },
   pid: process.pid,
   signalProcess,
@@ -313,12 +320,7 @@ export const nodeRuntime: Runtime = {
   },
   moduleLoadProblem: commonJsProblem,
   quietSqliteWarning: () => {
-    // Every other warning still goes through; only this one, which says nothing a serve user can act on, is dropped.
-    const emitWarning = process.emitWarning;
-    process.emitWarning = function (warning: string | Error, ...rest: unknown[]) {
-      const text = typeof warning === "string" ? warning : warning?.message;
-      if (typeof text === "string" && text.startsWith("SQLite is an experimental feature")) return;
-      return (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
-    } as typeof process.emitWarning;
+    // Only this one, which says nothing a serve user can act on, and for the rest of the process.
+    dropWarnings("SQLite is an experimental feature");
   },
 };

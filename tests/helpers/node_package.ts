@@ -11,6 +11,7 @@
 import { mkdir, mkdtemp, readdir, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { buildNpm } from "../../scripts/build_npm.ts";
 import { CACHE, NODE22 } from "../../scripts/test_setup.ts";
@@ -118,10 +119,13 @@ export async function installBuiltPackage(): Promise<InstalledPackage> {
     if (copied.code !== 0) throw new Error(`copying the installed package failed: ${copied.stderr}`);
   }
   const bin = join(dir, "node_modules", "netweir", "cli.js");
+  // The user's cache folder in the project: the JavaScript Node strips out of .ts spiders is kept there, not in the
+  // home of whoever runs the tests.
+  const env = { ...process.env, XDG_CACHE_HOME: join(dir, ".cache") };
   return {
     dir,
-    netweir: (args) => runCommand(NODE22, [bin, ...args], { cwd: dir }),
-    node: (args) => runCommand(NODE22, args, { cwd: dir }),
+    netweir: (args) => runCommand(NODE22, [bin, ...args], { cwd: dir, env }),
+    node: (args) => runCommand(NODE22, args, { cwd: dir, env }),
     remove: () => rm(dir, { recursive: true, force: true }),
   };
 }

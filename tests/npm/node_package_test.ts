@@ -86,6 +86,71 @@ Deno.test("the npm package, packed and installed, runs on Node 22: version, list
   }
 });
 
+/** A .ts spider that says in its item whether Node had loaded amaro, its TypeScript stripper, by the time it ran. */
+const STRIPPED_SPIDER = (label: string) =>
+  `import { Request, Spider } from "netweir";
+
+declare const process: { moduleLoadList: string[] };
+const amaro: boolean = process.moduleLoadList.some((name: string) => name.includes("amaro"));
+
+export class Typed extends Spider {
+  site: string = "http://127.0.0.1:1/";
+  override async *start(): AsyncGenerator<Request> {
+    yield new Request({ url: this.site });
+  }
+  override *parse(): Generator<{ label: string; amaro: boolean }> {
+    yield { label: ${JSON.stringify(label)}, amaro };
+  }
+}
+`;
+
+Deno.test("on Node 22 a .ts spider's stripped JavaScript is kept: the next crawl loads no stripper, an edited one is stripped again", async () => {
+  const site = await startFixtureSite({ books: 1 });
+  const pkg = await installBuiltPackage();
+  try {
+    const spider = join(pkg.dir, "typed.ts");
+    const cache = join(pkg.dir, ".cache", "netweir", "typescript");
+    const crawl = async () => {
+      const out = join(pkg.dir, "out.jsonl");
+      const ran = await pkg.netweir(["crawl", "typed.ts", "-a", `site=${site.url}`, "-O", out]);
+      assert.equal(ran.code, 0, ran.stderr);
+      assert.doesNotMatch(ran.stderr, /ExperimentalWarning/);
+      return JSON.parse(await readFile(out, "utf8"));
+    };
+    await writeFile(spider, STRIPPED_SPIDER("first"));
+    assert.deepEqual(await crawl(), { label: "first", amaro: true });
+    assert.equal((await readdir(cache, { recursive: true })).filter((name) => name.endsWith(".js")).length, 1);
+    assert.deepEqual(await crawl(), { label: "first", amaro: false });
+    await writeFile(spider, STRIPPED_SPIDER("edited"));
+    assert.deepEqual(await crawl(), { label: "edited", amaro: true });
+    assert.deepEqual(await crawl(), { label: "edited", amaro: false });
+
+    // A type error that stripping refuses reads the same with the cache as without it.
+    await writeFile(
+      join(pkg.dir, "enum.ts"),
+      `import { Spider } from "netweir";\nenum Q { A }\nexport class E extends Spider {}\n`,
+    );
+    const refused = await pkg.netweir(["crawl", "enum.ts"]);
+    assert.equal(refused.code, 2);
+    assert.equal(refused.stderr, "netweir: enum.ts: TypeScript enum is not supported in strip-only mode\n");
+
+    // NODE_DISABLE_COMPILE_CACHE=1 turns it off with Node's compile cache.
+    await rm(cache, { recursive: true, force: true });
+    const env = { ...process.env, XDG_CACHE_HOME: join(pkg.dir, ".cache"), NODE_DISABLE_COMPILE_CACHE: "1" };
+    const bin = join(pkg.dir, "node_modules", "netweir", "cli.js");
+    const off = await runCommand(NODE22, [bin, "crawl", "typed.ts", "-a", `site=${site.url}`, "-O", "off.jsonl"], {
+      cwd: pkg.dir,
+      env,
+    });
+    assert.equal(off.code, 0, off.stderr);
+    assert.equal(JSON.parse(await readFile(join(pkg.dir, "off.jsonl"), "utf8")).amaro, true);
+    assert.ok(!existsSync(cache), "the cache was written with NODE_DISABLE_COMPILE_CACHE=1");
+  } finally {
+    await pkg.remove();
+    await site.close();
+  }
+});
+
 Deno.test("on Node 22 a checkpoint carries on, deltafetch and the cache remember, and WARC and HAR are written", async () => {
   const site = await startFixtureSite({ books: 30 });
   const pkg = await installBuiltPackage();
