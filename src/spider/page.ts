@@ -103,7 +103,11 @@ export class Page {
   readonly url: string;
   /** The HTTP status. */
   readonly status: number;
-  /** The response headers. */
+  /**
+   * The response headers, with the Fetch standard's `Headers` methods. Netweir's own class (src/runtime/header_list.ts,
+   * no WebIDL on the way and no undici to load on Node), so not `instanceof Headers`; `new Headers(page.headers)`
+   * makes one.
+   */
   readonly headers: Headers;
   /** The body, decompressed. */
   readonly body: Uint8Array;
