@@ -2,9 +2,9 @@
  * HTTP headers with the Fetch standard's `Headers` behaviour, in plain JavaScript: what the crawl's requests and
  * responses carry. Every request builds three header sets (the request's own, the ones sent, the ones received),
  * and the runtimes' `Headers` pay for being web platform classes: on Node it is undici's, whose first use loads
- * undici itself (about 35 ms and 13 MB of a crawl's start, docs/design/engine.md "Headers without undici"), and on both
- * runtimes every call goes through WebIDL argument conversion. This class keeps the pairs in one flat array, which
- * for the ten or so headers of a response is faster to scan than any index is to keep.
+ * undici itself (about 35 ms and 13 MB of a crawl's start), and on both runtimes every call goes through WebIDL
+ * argument conversion (docs/design/engine.md, "A start without undici and amaro"). This class keeps the pairs in one
+ * flat array, which for the ten or so headers of a response is faster to scan than any index is to keep.
  *
  * Observably it is the standard's class: names compared without case and shown lower-cased, values trimmed of HTTP
  * whitespace, a TypeError for a name that is not a token or a value with NUL, CR, LF or a character past U+00FF,
