@@ -167,17 +167,20 @@ export class HeaderList implements Headers {
    * whose values stay one entry each, in the order they came.
    */
   #sorted(): Array<[string, string]> {
+    // One pass over the pairs, which are checked already: forEach runs for every request's head.
     const pairs = this.#pairs;
-    const names: string[] = [];
-    for (let at = 0; at < pairs.length; at += 2) if (!names.includes(pairs[at])) names.push(pairs[at]);
-    names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const byName = new Map<string, string[]>();
+    for (let at = 0; at < pairs.length; at += 2) {
+      const values = byName.get(pairs[at]);
+      if (values) values.push(pairs[at + 1]);
+      else byName.set(pairs[at], [pairs[at + 1]]);
+    }
+    const names = [...byName.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     const sorted: Array<[string, string]> = [];
     for (const name of names) {
-      if (name === "set-cookie") {
-        for (const cookie of this.getSetCookie()) sorted.push([name, cookie]);
-      } else {
-        sorted.push([name, this.get(name)!]);
-      }
+      const values = byName.get(name)!;
+      if (name === "set-cookie") { for (const cookie of values) sorted.push([name, cookie]); }
+      else sorted.push([name, values.join(", ")]);
     }
     return sorted;
   }

@@ -34,7 +34,7 @@ interface ModuleHooks {
 const OTHER_TYPESCRIPT_HANDLING = /^--(experimental-transform-types|enable-source-maps|no-experimental-strip-types)$/;
 
 /** The folder kept stripped modules go in, created (private to the user) if need be; undefined if there is none. */
-export function typeScriptCacheDir(env: Record<string, string | undefined>): string | undefined {
+function typeScriptCacheDir(env: Record<string, string | undefined>): string | undefined {
   const home = env.HOME || homedir();
   const base = env.XDG_CACHE_HOME || (home ? join(home, ".cache") : undefined);
   if (!base) return undefined;
@@ -57,14 +57,16 @@ export function cacheStrippedTypeScript(env: Record<string, string | undefined>,
   if (!registerHooks || !stripTypeScriptTypes) return;
   if (env.NODE_DISABLE_COMPILE_CACHE === "1") return;
   if (flags.some((flag) => OTHER_TYPESCRIPT_HANDLING.test(flag.split("=")[0]))) return;
-  const dir = typeScriptCacheDir(env);
-  if (!dir) return;
+  // The folder is found (and made) at the first TypeScript module, not at every start of every command.
+  let dir: string | null | undefined = null;
   registerHooks({
     load(url, context, nextLoad) {
       const loaded = nextLoad(url, context);
       if (loaded.format !== "module-typescript" || !url.startsWith("file:") || url.includes("/node_modules/")) {
         return loaded;
       }
+      if (dir === null) dir = typeScriptCacheDir(env);
+      if (dir === undefined) return loaded; // no folder to keep it in: Node strips it, as without the cache
       const source = typeof loaded.source === "string"
         ? loaded.source
         : Buffer.from(loaded.source as ArrayBuffer).toString("utf8");
