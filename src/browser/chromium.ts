@@ -109,7 +109,9 @@ export async function launchChromium(executable: string, options: { protocolTime
       if (child.exitCode === null && child.signalCode === null) {
         let timer: ReturnType<typeof setTimeout> | undefined;
         const grace = new Promise<void>((resolve) => timer = setTimeout(resolve, graceMs));
-        await Promise.race([browser.close().catch(() => {}), grace]);
+        // browser.close() resolves when the pipe closes, a moment before the process has exited; SIGKILL then would
+        // cut Chromium's own shutdown short and orphan its helpers. So the grace period covers the exit itself.
+        await Promise.race([browser.close().catch(() => {}).then(() => exited), grace]);
         clearTimeout(timer);
         if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
       }

@@ -128,6 +128,10 @@ export class TabPool {
   async acquire(proxy: TabProxy | undefined, signal?: AbortSignal): Promise<Tab> {
     await this.#slot(signal);
     try {
+      // Checked again after the wait: a pool closed meanwhile, or a page given up on, must not start a Chromium that
+      // nobody would close (the crawl's process would exit with it running).
+      if (this.#closed) throw new Error("the browser is closed");
+      signal?.throwIfAborted();
       const key = proxy?.url ?? "";
       const chromium = await this.#browser();
       const generation = this.#generation;
@@ -219,6 +223,7 @@ export class TabPool {
 
   #browser(): Promise<Chromium> {
     if (this.#chromium) return this.#chromium;
+    if (this.#closed) return Promise.reject(new Error("the browser is closed"));
     const generation = ++this.#generation;
     const starting = launchChromium(this.#options.executable, { protocolTimeoutMs: this.#options.protocolTimeoutMs });
     this.#chromium = starting;

@@ -27,6 +27,7 @@ export class Fetchers {
   readonly #http: Fetcher;
   readonly #makeBrowser: BrowserFactory;
   #browser: Promise<ClosableFetcher> | undefined;
+  #closed = false;
 
   constructor(http: Fetcher, makeBrowser: BrowserFactory) {
     this.#http = http;
@@ -36,6 +37,11 @@ export class Fetchers {
   /** The fetcher for a request. A browser that cannot be started fails each rendered request with why. */
   async fetcherFor(request: Request): Promise<Fetcher> {
     if (!rendersIn(request)) return this.#http;
+    // A page still on its way when the crawl closed (one whose callback outlived the stop's grace period) must not
+    // start a browser after close() looked for one: it would outlive the crawl.
+    if (this.#closed && this.#browser === undefined) {
+      throw new FetchError("closed", `the crawl has ended; not rendering ${request.url}`);
+    }
     this.#browser ??= this.#makeBrowser();
     try {
       return await this.#browser;
@@ -52,6 +58,7 @@ export class Fetchers {
 
   /** Closes the browser, when one was started. */
   async close(): Promise<void> {
+    this.#closed = true;
     const browser = await this.#browser?.catch(() => undefined);
     await browser?.close();
   }

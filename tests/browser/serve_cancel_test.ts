@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startCli } from "../helpers/cli.ts";
+import { runCommand } from "../helpers/command.ts";
 import { chromiumOf, descendants, processes, waitGone } from "../helpers/chromium.ts";
 import { startJsSite } from "../helpers/js_site.ts";
 import { withTempDir } from "../cli/_run.ts";
@@ -38,7 +39,14 @@ Deno.test("a rendering job cancelled in netweir serve leaves no Chromium process
         const listed = await (await fetch(url + "listjobs.json")).json();
         return listed.finished.some((finished: { id: string }) => finished.id === job) || undefined;
       });
-      assert.deepEqual(await waitGone(browsers.map((process) => process.pid), 5000), []);
+      // The crawl stopped cleanly, closing its browser itself; serve's SIGKILL to the job's group is only the net.
+      const log = await (await fetch(url + `logs/js/JsShop/${job}.log`)).text();
+      assert.match(log, /"finish_reason":"shutdown"/, log);
+      const left = await waitGone(browsers.map((process) => process.pid), 5000);
+      if (left.length > 0) {
+        const ps = (await runCommand("ps", ["-o", "pid,ppid,pgid,stat,comm", "-p", left.join(",")])).stdout;
+        assert.fail(`Chromium processes still running after the job ended:\n${ps}\njob log:\n${log}`);
+      }
     } finally {
       await serve.kill("SIGINT").catch(() => {});
       await serve.wait();

@@ -11,12 +11,19 @@ export interface ProcessInfo {
   command: string;
 }
 
-/** Every process on the machine, as `ps` lists them. */
+/**
+ * Every process running on the machine, as `ps` lists them. Zombies are left out: a zombie has exited and holds
+ * nothing but its exit status until its parent collects it. That parent is often init (Chromium's main process
+ * exits a moment before some of its helpers, which are then handed to init), and the init of the machines this runs
+ * on collects orphans every few seconds, later still under load, so counting them would fail a test on a process
+ * that has already ended.
+ */
 export async function processes(): Promise<ProcessInfo[]> {
-  const { stdout } = await runCommand("ps", ["-eo", "pid=,ppid=,pgid=,comm="]);
-  return stdout.split("\n").filter((line) => line.trim() !== "").map((line) => {
-    const [pid, ppid, pgid, ...command] = line.trim().split(/\s+/);
-    return { pid: Number(pid), ppid: Number(ppid), pgid: Number(pgid), command: command.join(" ") };
+  const { stdout } = await runCommand("ps", ["-eo", "pid=,ppid=,pgid=,stat=,comm="]);
+  return stdout.split("\n").filter((line) => line.trim() !== "").flatMap((line) => {
+    const [pid, ppid, pgid, state, ...command] = line.trim().split(/\s+/);
+    if (state.startsWith("Z")) return [];
+    return [{ pid: Number(pid), ppid: Number(ppid), pgid: Number(pgid), command: command.join(" ") }];
   });
 }
 
