@@ -53,6 +53,11 @@ export interface Tab {
   loading: boolean;
   /** Resolved when the main frame stops loading. */
   loaded(): Promise<void>;
+  /**
+   * Navigations of the main frame in this tab that the page asked for (a form submitted, a link followed, a script's
+   * `location`), counted when Chromium reports the request, which is before the navigation begins.
+   */
+  navigationRequests: number;
   listener: TabListener | undefined;
   /** Set while the tab waits in the pool: sends it to about:blank once it has waited a while. */
   idleTimer?: ReturnType<typeof setTimeout>;
@@ -282,8 +287,12 @@ export class TabPool {
         uses: 0,
         loading: false,
         loaded: () => tab.loading ? new Promise((resolve) => loadedWaiters.push(resolve)) : Promise.resolve(),
+        navigationRequests: 0,
         listener: undefined,
       };
+      session.on("Page.frameRequestedNavigation", (event) => {
+        if (event.frameId === tab.mainFrameId && event.disposition === "currentTab") tab.navigationRequests++;
+      });
       session.on("Page.frameStartedLoading", (event) => {
         if (event.frameId === tab.mainFrameId) tab.loading = true;
       });

@@ -14,6 +14,13 @@ import type { Tab } from "./pool.ts";
 
 /** How long a click waits to see whether it started a navigation, before taking it that it did not. */
 const CLICK_SETTLE_MS = 40;
+/**
+ * How long a navigation the page asked for may take to begin. Chromium reports the request while the click is being
+ * handled, but a form's submission begins in a task of its own (a file input's file read first), which on a loaded
+ * machine can come well after CLICK_SETTLE_MS. A request Chromium drops (another navigation replaced it, say) is not
+ * waited for past this.
+ */
+const REQUESTED_START_MS = 5000;
 /** Clicks a repeated click makes at most (`repeat: true`). */
 const MAX_REPEAT = 200;
 /** Scroll rounds at most when scrolling until no new content comes (`max` overrides). */
@@ -139,10 +146,20 @@ async function runStep(step: ParsedStep, run: StepRun, ms: number): Promise<void
   }
 }
 
-/** After something that may navigate: wait for the document it loads, if it started one. */
-async function settle(run: StepRun, before: number): Promise<void> {
+/**
+ * After something that may navigate: wait for the document it loads, if it started one. `before` and `requested` are
+ * the navigations begun and asked for before it.
+ */
+async function settle(run: StepRun, before: number, requested: number): Promise<void> {
   await sleep(CLICK_SETTLE_MS);
-  if (run.navigations() > before || run.tab.loading) await Promise.race([run.tab.loaded(), run.navigationFailed]);
+  const begun = () => run.navigations() > before || run.tab.loading;
+  if (!begun() && run.tab.navigationRequests > requested) {
+    let failed = false;
+    run.navigationFailed.then(() => failed = true);
+    const until = Math.min(run.deadline, Date.now() + REQUESTED_START_MS);
+    while (!begun() && !failed && Date.now() < until) await sleep(10);
+  }
+  if (begun()) await Promise.race([run.tab.loaded(), run.navigationFailed]);
 }
 
 async function click(step: ParsedStep, run: StepRun, ms: number): Promise<void> {
@@ -161,8 +178,9 @@ async function click(step: ParsedStep, run: StepRun, ms: number): Promise<void> 
       if (again === null) return;
     } else await page.waitForSelector(selector, { visible: true, timeout: ms });
     const before = run.navigations();
+    const requested = run.tab.navigationRequests;
     await page.click(selector);
-    await settle(run, before);
+    await settle(run, before, requested);
     run.checkNavigation();
   }
 }

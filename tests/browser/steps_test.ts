@@ -61,6 +61,22 @@ Deno.test("fill, select and a click that submits a form: the callback gets the p
   }
 });
 
+Deno.test("a click whose form submission begins late still gets the page the form led to", async () => {
+  const site = await startJsSite();
+  try {
+    const spider = new OnePage(site.url + "form-slow-leave", [
+      { fill: { selector: "#q", value: "late" } },
+      { click: "#go" },
+    ]);
+    const { items } = await crawl(spider);
+    assert.equal(spider.pages[0].url, site.url + "search");
+    assert.equal(spider.pages[0].css("#q").text(), "late");
+    assert.deepEqual(items, [{ url: site.url + "search", status: 200 }]);
+  } finally {
+    await site.close();
+  }
+});
+
 Deno.test("evaluate results reach the callback as JSON, and a screenshot is a PNG", async () => {
   const site = await startJsSite();
   try {

@@ -171,6 +171,14 @@ export async function startJsSite(options: JsSiteOptions = {}): Promise<JsSite> 
       return Response.json(rows);
     }
     if (path === "/form") return html(formPage());
+    // The same form on a page whose beforeunload handler keeps it busy for half a second, as a heavy one would: the
+    // form's submission begins that long after the click.
+    if (path === "/form-slow-leave") {
+      return html(
+        formPage() +
+          `<script>addEventListener("beforeunload", () => { const t = Date.now(); while (Date.now() - t < 500); });</script>`,
+      );
+    }
     if (path === "/search" && request.method === "POST") {
       const form = await request.formData();
       return html(`<p id="q">${form.get("q")}</p><p id="color">${form.get("color")}</p>`);
