@@ -5,25 +5,11 @@
  */
 import assert from "node:assert/strict";
 import { FetchError } from "../../src/errors.ts";
-import { createLogger } from "../../src/log.ts";
-import { TabPool } from "../../src/browser/pool.ts";
 import { Fetchers } from "../../src/engine/fetchers.ts";
 import { Request } from "../../src/spider/request.ts";
 import { markedBrowser, markedChromium } from "../helpers/chromium.ts";
+import { openTestPool } from "../helpers/tab_pool.ts";
 import { withTempDir } from "../cli/_run.ts";
-
-function openPool(executable: string): TabPool {
-  return new TabPool({
-    executable,
-    tabs: 2,
-    log: createLogger("error", () => {}),
-    blockTypes: [],
-    userAgent: null,
-    extraHeaders: {},
-    protocolTimeoutMs: 30_000,
-    onCrash: () => {},
-  });
-}
 
 /** Whether a Chromium with `mark` shows up within a moment (it would have been spawned by now). */
 async function startedAny(mark: string): Promise<boolean> {
@@ -34,7 +20,7 @@ async function startedAny(mark: string): Promise<boolean> {
 Deno.test("a tab asked for just before the pool closes starts no Chromium", async () => {
   await withTempDir(async (dir) => {
     const mark = `race-${crypto.randomUUID()}`;
-    const pool = openPool(await markedBrowser(dir, mark));
+    const pool = openTestPool(2, { executable: await markedBrowser(dir, mark) });
     // acquire() has taken its slot and is waiting for its turn to run; close() comes in between.
     const acquiring = pool.acquire(undefined);
     const closing = pool.close();
@@ -48,7 +34,7 @@ Deno.test("a tab asked for just before the pool closes starts no Chromium", asyn
 Deno.test("a tab asked for with a signal already aborted starts no Chromium", async () => {
   await withTempDir(async (dir) => {
     const mark = `aborted-${crypto.randomUUID()}`;
-    const pool = openPool(await markedBrowser(dir, mark));
+    const pool = openTestPool(2, { executable: await markedBrowser(dir, mark) });
     const controller = new AbortController();
     controller.abort(new Error("the crawl is stopping"));
     await assert.rejects(pool.acquire(undefined, controller.signal), /the crawl is stopping/);

@@ -5,28 +5,13 @@
  */
 import assert from "node:assert/strict";
 import { FetchError } from "../../src/errors.ts";
-import { createLogger } from "../../src/log.ts";
-import { findBrowser } from "../../src/browser/find_browser.ts";
-import { TabPool } from "../../src/browser/pool.ts";
+import type { TabPool } from "../../src/browser/pool.ts";
 import { type RenderDeps, renderInTab } from "../../src/browser/render.ts";
 import { makeResponse } from "../../src/spider/response.ts";
 import { Request, type Step } from "../../src/spider/request.ts";
 import { Spider } from "../../src/spider/spider.ts";
 import { startJsSite } from "../helpers/js_site.ts";
-
-function openPool(tabs: number, tuning: { tabUses?: number; pressureEvery?: number } = {}): TabPool {
-  return new TabPool({
-    executable: findBrowser(null),
-    tabs,
-    ...tuning,
-    log: createLogger("error", () => {}),
-    blockTypes: [],
-    userAgent: null,
-    extraHeaders: {},
-    protocolTimeoutMs: 30_000,
-    onCrash: () => {},
-  });
-}
+import { openTestPool } from "../helpers/tab_pool.ts";
 
 const deps: RenderDeps = {
   spider: new (class extends Spider {
@@ -85,7 +70,7 @@ function watchListeners(signal: AbortSignal): () => number {
 
 Deno.test("a finished render leaves no listener on the crawl's signal (each one kept its whole page alive)", async () => {
   const site = await startJsSite({ products: 20, perPage: 10 });
-  const pool = openPool(1);
+  const pool = openTestPool(1);
   try {
     const controller = new AbortController();
     const listening = watchListeners(controller.signal);
@@ -107,7 +92,7 @@ Deno.test("a finished render leaves no listener on the crawl's signal (each one 
 
 Deno.test("the crawl's signal still stops a render in the middle of its steps", async () => {
   const site = await startJsSite();
-  const pool = openPool(1);
+  const pool = openTestPool(1);
   try {
     const controller = new AbortController();
     const rendering = render(pool, site.url + "list/1", controller.signal, [{ wait_for: 10_000 }]);
@@ -121,7 +106,7 @@ Deno.test("the crawl's signal still stops a render in the middle of its steps", 
 
 Deno.test("a tab is replaced after tabUses pages, and the new one renders as the old did", async () => {
   const site = await startJsSite({ products: 40, perPage: 10 });
-  const pool = openPool(1, { tabUses: 2 });
+  const pool = openTestPool(1, { tabUses: 2 });
   try {
     const signal = new AbortController().signal;
     const tabs = [];
@@ -145,7 +130,7 @@ Deno.test("a tab is replaced after tabUses pages, and the new one renders as the
 
 Deno.test("pages render whole while Chromium is told after every page that memory is short", async () => {
   const site = await startJsSite({ products: 60, perPage: 10 });
-  const pool = openPool(2, { pressureEvery: 1 });
+  const pool = openTestPool(2, { pressureEvery: 1 });
   try {
     const signal = new AbortController().signal;
     const listings = await Promise.all(
@@ -164,7 +149,7 @@ Deno.test("pages render whole while Chromium is told after every page that memor
 
 Deno.test("the tab Chromium starts with is closed: only the pool's tabs are open", async () => {
   const site = await startJsSite();
-  const pool = openPool(2);
+  const pool = openTestPool(2);
   try {
     const { tab } = await render(pool, site.url + "list/1", new AbortController().signal);
     const open = await tab.page.browser().pages();

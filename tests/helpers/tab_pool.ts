@@ -1,0 +1,22 @@
+/** A tab pool for tests that drive it directly: Debian's Chromium unless told which, quiet, nothing blocked. */
+import { findBrowser } from "../../src/browser/find_browser.ts";
+import { TabPool, type TabPoolOptions } from "../../src/browser/pool.ts";
+import { createLogger } from "../../src/log.ts";
+
+export function openTestPool(
+  tabs: number,
+  options: Partial<Pick<TabPoolOptions, "executable" | "tabUses" | "pressureEvery">> = {},
+): TabPool {
+  return new TabPool({
+    executable: options.executable ?? findBrowser(null),
+    tabs,
+    tabUses: options.tabUses,
+    pressureEvery: options.pressureEvery,
+    log: createLogger("error", () => {}),
+    blockTypes: [],
+    userAgent: null,
+    extraHeaders: {},
+    protocolTimeoutMs: 30_000,
+    onCrash: () => {},
+  });
+}
