@@ -16,9 +16,10 @@ import type { Tab } from "./pool.ts";
 const CLICK_SETTLE_MS = 40;
 /**
  * How long a navigation the page asked for may take to begin. Chromium reports the request while the click is being
- * handled, but a form's submission begins in a task of its own (a file input's file read first), which on a loaded
- * machine can come well after CLICK_SETTLE_MS. A request Chromium drops (another navigation replaced it, say) is not
- * waited for past this.
+ * handled, but a form's submission begins in a task of its own, after the page's beforeunload handlers, which with a
+ * heavy handler or on a loaded machine comes well after CLICK_SETTLE_MS. Fragment links, `location.hash`,
+ * `history.pushState`, `javascript:` links, downloads and new windows report no such request, so they never wait
+ * here. A request Chromium drops (another navigation replaced it, say) is not waited for past this.
  */
 const REQUESTED_START_MS = 5000;
 /** Clicks a repeated click makes at most (`repeat: true`). */
