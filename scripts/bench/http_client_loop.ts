@@ -88,7 +88,11 @@ let next = 0;
 let bytes = 0;
 const started = performance.now();
 await Promise.all(Array.from({ length: at }, async () => {
-  while (next < pages) bytes += await fetchOne(`${base}p/${next++}.html`);
+  while (next < pages) {
+    // Awaited before the sum is read: `bytes += await ...` reads `bytes` first, and the 64 loops overwrite each other.
+    const got = await fetchOne(`${base}p/${next++}.html`);
+    bytes += got;
+  }
 }));
 const wall = (performance.now() - started) / 1000;
 const memory = process.memoryUsage();
