@@ -281,6 +281,13 @@ export class Crawl {
     }
   }
 
+  /**
+   * Waits `ms`, or until woken. A wake runs the loop at the end of the event loop's turn, not at once: the pages that
+   * finish in one turn (dozens, when responses wait while the crawl parses) then free their slots together and are
+   * refilled by one lease. Woken at once, the loop ran and leased once per page (63,000 turns of it and 21,000 leases
+   * of one request for the 21,005-page shop, against 5,800 and 1,900 when something else already grouped them), which
+   * made a Node crawl a quarter slower.
+   */
   #sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
@@ -288,7 +295,12 @@ export class Crawl {
         clearTimeout(timer);
         resolve();
       }
-      this.#wake = done;
+      let woken = false;
+      this.#wake = () => {
+        if (woken) return;
+        woken = true;
+        setImmediate(done);
+      };
     });
   }
 
