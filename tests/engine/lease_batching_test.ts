@@ -4,11 +4,10 @@
  * cost a Node crawl a quarter of its speed (docs/design/engine.md, "A wake at the end of the turn").
  */
 import assert from "node:assert/strict";
-import { Crawl, type FetchedResponse, makeResponse, type Page, Request, Settings, Spider } from "../../mod.ts";
-import { createLogger } from "../../src/log.ts";
+import { type FetchedResponse, makeResponse, type Page, Request, Spider } from "../../mod.ts";
 import { MemoryFrontier } from "../../src/queue/memory.ts";
 import type { Lease, LeaseOptions } from "../../src/queue/frontier.ts";
-import { resolveCrawlSettings } from "../../src/settings/check.ts";
+import { crawlItems } from "./_crawl.ts";
 
 /** A memory frontier that counts the leases asked of it. */
 class CountingFrontier extends MemoryFrontier {
@@ -46,25 +45,12 @@ class TimedPages extends Spider {
 Deno.test("pages that finish together are refilled by one lease, not one lease each", async () => {
   const PAGES = 600;
   const frontier = new CountingFrontier();
-  const items: unknown[] = [];
-  const settings = resolveCrawlSettings({
-    spider: new Settings(),
-    profiles: {},
-    overrides: new Settings({
-      autothrottle: false,
-      progress: false,
-      obey_robots_txt: false,
-      concurrency: 32,
-      per_domain: 32,
-      min_delay: 0,
-    }),
-  });
-  const stats = await new Crawl(new TimedPages(PAGES), {
-    settings,
+  const { items, stats } = await crawlItems(
+    new TimedPages(PAGES),
+    { obey_robots_txt: false, concurrency: 32, per_domain: 32, min_delay: 0 },
+    {},
     frontier,
-    log: createLogger("error", () => {}),
-    sink: { write: (batch) => Promise.resolve(void items.push(...batch)), close: () => Promise.resolve() },
-  }).run();
+  );
   assert.equal(stats.pages, PAGES);
   assert.equal(items.length, PAGES);
   // One lease per page would be about 600; refilled a turn's worth at a time it is a small fraction of that.
