@@ -45,8 +45,8 @@ const DISABLED_FEATURES = ["WebUIOmniboxPopup", "WebUIOmniboxAimPopup", "SpareRe
 export interface Chromium {
   readonly browser: Browser;
   readonly pid: number;
-  /** Resolves when the process has exited, however it ended. */
-  readonly exited: Promise<void>;
+  /** Resolves when the process has exited, however it ended: with the signal that ended it, or null for none. */
+  readonly exited: Promise<string | null>;
   /** Closes the browser (politely, then by SIGKILL after `graceMs`) and removes its profile. */
   close(graceMs?: number): Promise<void>;
 }
@@ -75,9 +75,9 @@ export async function launchChromium(executable: string, options: { protocolTime
   if (userInfo().uid === 0) args.splice(args.length - 1, 0, "--no-sandbox");
   const child = spawn(executable, args, { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"], detached: false });
   const stderr = tail(child);
-  const exited = new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve();
-    else child.once("exit", () => resolve());
+  const exited = new Promise<string | null>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve(child.signalCode);
+    else child.once("exit", (_code, signal) => resolve(signal));
   });
   const removeProfile = () => rm(profile, { recursive: true, force: true }).catch(() => {});
   exited.then(removeProfile);

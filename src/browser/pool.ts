@@ -228,7 +228,6 @@ export class TabPool {
 
   #browser(): Promise<Chromium> {
     if (this.#chromium) return this.#chromium;
-    if (this.#closed) return Promise.reject(new Error("the browser is closed"));
     const generation = ++this.#generation;
     const starting = launchChromium(this.#options.executable, { protocolTimeoutMs: this.#options.protocolTimeoutMs });
     this.#chromium = starting;

@@ -6,6 +6,8 @@
 import assert from "node:assert/strict";
 import { FetchError } from "../../src/errors.ts";
 import { Fetchers } from "../../src/engine/fetchers.ts";
+import { launchChromium } from "../../src/browser/chromium.ts";
+import { findBrowser } from "../../src/browser/find_browser.ts";
 import { Request } from "../../src/spider/request.ts";
 import { markedBrowser, markedChromium } from "../helpers/chromium.ts";
 import { openTestPool } from "../helpers/tab_pool.ts";
@@ -61,4 +63,13 @@ Deno.test("a rendered page reaching the fetchers after they closed makes no brow
   assert.equal(made, 0);
   // Plain requests still get the HTTP fetcher (robots.txt and the like may finish after the browser closed).
   await fetchers.fetcherFor(new Request({ url: "http://127.0.0.1:1/" }));
+});
+
+Deno.test("a browser closed after a page ends by itself, not by SIGKILL", async () => {
+  const chromium = await launchChromium(findBrowser(null), { protocolTimeoutMs: 30_000 });
+  const page = await chromium.browser.newPage();
+  await page.goto("data:text/html,<p>a page</p>");
+  await chromium.close();
+  // Browser.close answers a moment before the process ends; a SIGKILL sent then cut Chromium's own shutdown short.
+  assert.equal(await chromium.exited, null);
 });
