@@ -1,7 +1,7 @@
 /**
  * `netweir crawl FILE`: load the spider, apply its `-a` arguments, assemble the crawl (src/engine/assemble.ts, as
- * runSpider does), run it, and turn the outcome into an exit status. SIGINT or SIGTERM stops it cleanly; a second
- * one stops it at once.
+ * runSpider does), run it, and turn the outcome into an exit status: 1 when nothing at all could be fetched
+ * (nothing_fetched.ts). SIGINT or SIGTERM stops it cleanly; a second one stops it at once.
  */
 import { assembleCrawl } from "../engine/assemble.ts";
 import { SIGNAL_EXIT, stopOnSignals } from "../engine/signal_stop.ts";
@@ -9,6 +9,8 @@ import { Settings } from "../settings/settings.ts";
 import type { CrawlCommandOptions } from "./crawl_options.ts";
 import { loadSpiders, pickSpider } from "../load/spiders.ts";
 import { applySpiderArgs } from "../spider/spider_args.ts";
+import { CommandError } from "./errors.ts";
+import { nothingFetched } from "./nothing_fetched.ts";
 
 /** Runs `netweir crawl` with its parsed options; resolves with the exit status. */
 export async function runCrawlCommand(options: CrawlCommandOptions): Promise<number> {
@@ -31,6 +33,9 @@ export async function runCrawlCommand(options: CrawlCommandOptions): Promise<num
       throw error;
     });
     log.info("crawl finished " + JSON.stringify(stats));
+    // A crawl stopped by a signal may not have got to fetching yet: the signal's status says what happened.
+    const nothing = signals.signalled ? undefined : nothingFetched(stats);
+    if (nothing) throw new CommandError(nothing);
     for (const path of feeds.paths) log.info(`items written to ${path}`);
   } finally {
     signals.remove();

@@ -48,6 +48,21 @@ function causeChain(error: unknown): { text: string; innermost: string } {
   return { text: parts.join(" | "), innermost };
 }
 
+/**
+ * What to do about a server certificate the runtime does not trust (a test server's own, self-signed or from a CA of
+ * one's own): the runtimes' own ways to trust one, since every HTTPS connection of the crawl goes through them.
+ * rustls (Deno) refuses a certificate that says it is a CA as a server's, which `openssl req -x509` makes by default.
+ */
+function certificateHint(innermost: string): string {
+  if (/CaUsedAsEndEntity/i.test(innermost)) {
+    return " (the server's certificate is marked as a CA, which Deno refuses for a server: make it with " +
+      "-addext basicConstraints=critical,CA:FALSE)";
+  }
+  if (!/UnknownIssuer|self[- ]signed|unable to (?:get|verify)|CERT_|certificate/i.test(innermost)) return "";
+  return " (to trust a certificate of your own, or its CA: DENO_CERT=ca.pem with Deno, NODE_EXTRA_CA_CERTS=ca.pem " +
+    "with Node)";
+}
+
 /** The kind of a network failure. */
 export function networkFailureKind(error: unknown): NetworkFailure {
   const { text } = causeChain(error);
@@ -67,7 +82,7 @@ export function describeNetworkFailure(error: unknown, url: string): string {
     case "dns":
       return `host name ${host} not found (DNS lookup failed)`;
     case "tls":
-      return `TLS handshake with ${address} failed: ${innermost}`;
+      return `TLS handshake with ${address} failed: ${innermost}${certificateHint(innermost)}`;
     case "reset":
       return `connection reset by ${address}`;
     case "closed":

@@ -108,11 +108,12 @@ Deno.test("bad settings and arguments exit 2 with one line naming what was wrong
   });
 });
 
-Deno.test("a crawl that cannot fetch anything still ends with exit 0 and an empty, valid file", async () => {
+Deno.test("a crawl that cannot fetch anything ends with exit 1, one line saying so, and an empty, valid file", async () => {
   await withTempDir(async (dir) => {
     const out = join(dir, "items.json");
     const result = await runCli(["crawl", SPIDER, "-O", out, "-s", "retries=0"]);
-    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stderr, /\nnetweir: nothing was fetched: every request failed \(network: 1\)[^\n]*\n$/);
     assert.deepEqual(JSON.parse(await readFile(out, "utf8")), []);
     assert.match(result.stderr, /"errors":1/);
   });
