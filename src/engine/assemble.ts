@@ -18,7 +18,7 @@ import type { Settings } from "../settings/settings.ts";
 import type { SettingValues } from "../settings/table.ts";
 import { type Spider, spiderName } from "../spider/spider.ts";
 import { spiderSettings } from "../spider/spider_settings.ts";
-import { checkSpiderAtStart } from "../spider/start_checks.ts";
+import { checkSpiderAtStart, spiderStartWarnings } from "../spider/start_checks.ts";
 import type { Logger } from "../spider/types.ts";
 import { Crawl } from "./crawl.ts";
 import type { SpiderSource } from "./worker_pool.ts";
@@ -66,6 +66,7 @@ export async function assembleCrawl(spider: Spider, options: AssemblyOptions): P
   if (settings.deltafetch !== null || settings.checkpoint !== null) runtime.quietSqliteWarning();
   const targets = options.outputs.map((output) => parseFeedTarget(output.path, output.overwrite));
   const log = crawlLogger(settings);
+  for (const warning of spiderStartWarnings(spider)) log.warning(warning);
   await checkCrawlPaths(settings, targets);
   const frontier = await openFrontier(spider, settings, log);
   let feeds: FeedSet;

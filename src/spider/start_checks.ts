@@ -1,11 +1,13 @@
 /**
  * What is checked about a spider before anything is opened or fetched: Scrapy spellings that would make it do
- * nothing (scrapy_names.ts), and its rules' region selectors, which would otherwise fail on every page, one by one.
- * A problem is a UsageError: the spider file is what the user gave, so the command exits 2 with one line.
+ * nothing (scrapy_names.ts), its start lists (start_lists.ts), and its rules' region selectors, which would otherwise
+ * fail on every page, one by one. A problem is a UsageError: the spider file is what the user gave, so the command
+ * exits 2 with one line. What only may be wrong is a warning for the crawl's log (spiderStartWarnings).
  */
 import { compile } from "css-select";
 import { UsageError } from "../errors.ts";
 import { scrapySpellingProblem } from "./scrapy_names.ts";
+import { allowedDomainWarnings, startListProblem } from "./start_lists.ts";
 import { parseSelector } from "./selection.ts";
 import { type Spider, spiderName } from "./spider.ts";
 
@@ -14,6 +16,8 @@ export function checkSpiderAtStart(spider: Spider): void {
   const name = spiderName(spider);
   const spelling = scrapySpellingProblem(spider, name, spider.pipelines ?? [], spider.middlewares ?? []);
   if (spelling) throw new UsageError(spelling);
+  const lists = startListProblem(spider, name);
+  if (lists) throw new UsageError(lists);
   for (const [index, rule] of (spider.rules ?? []).entries()) {
     const css = rule.linkExtractor?.restrictCss;
     if (!css) continue;
@@ -26,4 +30,9 @@ export function checkSpiderAtStart(spider: Spider): void {
       );
     }
   }
+}
+
+/** What may be wrong with the spider without stopping the crawl, one line each, for the crawl's log at start. */
+export function spiderStartWarnings(spider: Spider): string[] {
+  return allowedDomainWarnings(spider, spiderName(spider));
 }

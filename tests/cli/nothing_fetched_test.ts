@@ -132,3 +132,33 @@ Deno.test("a self-signed certificate's failure names how to trust it, and trusti
     }
   });
 });
+
+Deno.test("allowedDomains written as a URL is a warning at start, and the crawl it empties exits 1 saying why", async () => {
+  const site = await startFixtureSite({ books: 1 });
+  try {
+    await withTempDir(async (dir) => {
+      const domain = `http://127.0.0.1:${site.port}/`;
+      const result = await crawl(
+        dir,
+        spiderSource([`${site.url}shop/`], `override allowedDomains = [${JSON.stringify(domain)}];`),
+      );
+      assert.equal(result.code, 1, result.stderr);
+      const warning = result.stderr.split("\n").findIndex((line) => line.includes("WARNING spider Starts:"));
+      assert.ok(warning !== -1 && warning < result.stderr.split("\n").findIndex((line) => line.includes("Crawled")));
+      assert.match(
+        result.stderr,
+        new RegExp(
+          `WARNING spider Starts: allowedDomains entry "${domain}" is a URL, not a domain, so it matches no host; ` +
+            `write "127\\.0\\.0\\.1:${site.port}"\\n`,
+        ),
+      );
+      assert.equal(
+        lastLine(result.stderr),
+        "netweir: nothing was fetched: every request was dropped (offsite: 1, outside allowedDomains)",
+      );
+      assert.deepEqual(result.items, []);
+    });
+  } finally {
+    await site.close();
+  }
+});

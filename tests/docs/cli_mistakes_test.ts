@@ -45,7 +45,8 @@ Deno.test("every mistake in docs/cli.md prints its line and exits with its statu
     try {
       const args = row.args.map((arg) => /^(examples|tests)\//.test(arg) ? `${REPO_ROOT}/${arg}` : arg);
       const result = await runCli(args, { cwd: dir });
-      assert.equal(result.stderr, `${row.line}\n`, row.mistake);
+      // A line naming a file of the checkout names it as the table writes it, relative to the checkout.
+      assert.equal(result.stderr.replaceAll(`${REPO_ROOT}/`, ""), `${row.line}\n`, row.mistake);
       assert.equal(result.code, row.exit, `${row.mistake}: ${result.stderr}`);
       assert.deepEqual(await readdir(dir), [], `${row.mistake}: left files behind`);
     } finally {
