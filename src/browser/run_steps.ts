@@ -10,6 +10,7 @@ import { resolveCallback } from "../spider/callbacks.ts";
 import type { Spider } from "../spider/spider.ts";
 import { calledMethod, describeStep, field, type ParsedStep, uploadFiles } from "../spider/steps.ts";
 import { uploadPaths } from "../spider/step_checks.ts";
+import { clickWhenReady } from "./click.ts";
 import type { Tab } from "./pool.ts";
 
 /** How long a click waits to see whether it started a navigation, before taking it that it did not. */
@@ -41,6 +42,8 @@ export interface StepRun {
   navigationFailed: Promise<void>;
   /** Throws what went wrong with a navigation a step started (refused offsite, failed), if anything did. */
   checkNavigation(): void;
+  /** What the running step waits for now, if it knows (`#buy is covered by div#banner`): said when it times out. */
+  waiting?: string;
 }
 
 /** A step that ran out of time. */
@@ -75,6 +78,7 @@ export async function runSteps(steps: ParsedStep[], run: StepRun): Promise<void>
     const left = run.deadline - Date.now();
     const ms = Math.min(step.timeout === undefined ? Infinity : step.timeout * 1000, left);
     if (ms <= 0) throw new FetchError("timeout", `${describeStep(step, index)} had no time left to run`);
+    run.waiting = undefined;
     try {
       await withTimeout(runStep(step, run, ms), ms);
       run.checkNavigation();
@@ -82,7 +86,7 @@ export async function runSteps(steps: ParsedStep[], run: StepRun): Promise<void>
       if (error instanceof FetchError && error.reason !== "browser_step") throw error;
       run.checkNavigation();
       const why = error instanceof StepTimeout
-        ? `timed out after ${Math.round(ms) / 1000} s`
+        ? `timed out after ${Math.round(ms) / 1000} s${run.waiting ? `: ${run.waiting}` : ""}`
         : `failed: ${(error as Error)?.message ?? error}`;
       throw new FetchError("browser_step", `${describeStep(step, index)} ${why}`, { cause: error });
     }
@@ -173,14 +177,19 @@ async function click(step: ParsedStep, run: StepRun, ms: number): Promise<void> 
   const times = repeat === true ? MAX_REPEAT : (repeat as number | undefined) ?? 1;
   // Between repeated clicks, how long the element may take to show again before it counts as gone.
   const gone = seconds(field(step.arg, "wait"), "click wait", 2) * 1000;
+  const until = Date.now() + ms;
   for (let n = 0; n < times; n++) {
-    if (n > 0) {
-      const again = await page.waitForSelector(selector, { visible: true, timeout: gone }).catch(() => null);
-      if (again === null) return;
-    } else await page.waitForSelector(selector, { visible: true, timeout: ms });
     const before = run.navigations();
     const requested = run.tab.navigationRequests;
-    await page.click(selector);
+    const clicked = await clickWhenReady(page, selector, {
+      until,
+      goneAfterMs: n > 0 ? gone : undefined,
+      waiting: (why) => run.waiting = why,
+    });
+    if (!clicked) {
+      if (n > 0) return;
+      throw new StepTimeout(); // said with what the click waited for
+    }
     await settle(run, before, requested);
     run.checkNavigation();
   }
