@@ -38,6 +38,8 @@ export interface StepRun {
   rendered: Rendered;
   /** Main-frame documents requested so far (a click that navigates adds one). */
   navigations(): number;
+  /** Resolves once the page has had no request of this render going for `idleMs`; throws past `until` (epoch ms). */
+  networkIdle(idleMs: number, until: number): Promise<void>;
   /** Resolves when a navigation was refused or failed (it then never finishes loading). */
   navigationFailed: Promise<void>;
   /** Throws what went wrong with a navigation a step started (refused offsite, failed), if anything did. */
@@ -200,7 +202,7 @@ async function waitFor(step: ParsedStep, run: StepRun, ms: number): Promise<void
   const arg = step.arg;
   if (typeof arg === "number") return await sleep(seconds(arg, "wait_for", 0) * 1000);
   if (arg === "networkidle" || arg === "network_idle") {
-    return await page.waitForNetworkIdle({ idleTime: 500, timeout: ms });
+    return await run.networkIdle(500, Date.now() + ms);
   }
   if (arg === "load") return await Promise.race([run.tab.loaded(), run.navigationFailed]);
   if (typeof arg === "string") return void await page.waitForSelector(arg, { timeout: ms });
@@ -208,7 +210,7 @@ async function waitFor(step: ParsedStep, run: StepRun, ms: number): Promise<void
   if (time !== undefined) return await sleep(seconds(time, "wait_for time", 0) * 1000);
   if (field(arg, "network_idle") === true) {
     const idle = seconds(field(arg, "idle"), "wait_for idle", 0.5);
-    return await page.waitForNetworkIdle({ idleTime: idle * 1000, timeout: ms });
+    return await run.networkIdle(idle * 1000, Date.now() + ms);
   }
   const selector = selectorOf(step);
   const state = field(arg, "state") ?? "attached";
