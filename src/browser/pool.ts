@@ -38,6 +38,7 @@ export interface TabListener {
   onLoadingFinished(event: Protocol.Network.LoadingFinishedEvent): void;
   onLoadingFailed(event: Protocol.Network.LoadingFailedEvent): void;
   onResponseReceived(event: Protocol.Network.ResponseReceivedEvent): void;
+  onRequestWillBeSent(event: Protocol.Network.RequestWillBeSentEvent): void;
 }
 
 /** A tab, and the DevTools session Netweir drives it with besides puppeteer's own. */
@@ -318,6 +319,7 @@ export class TabPool {
       session.on("Network.loadingFinished", (event) => tab.listener?.onLoadingFinished(event));
       session.on("Network.loadingFailed", (event) => tab.listener?.onLoadingFailed(event));
       session.on("Network.responseReceived", (event) => tab.listener?.onResponseReceived(event));
+      session.on("Network.requestWillBeSent", (event) => tab.listener?.onRequestWillBeSent(event));
       await session.send("Page.enable");
       // Only for its events (bytes counted, a submitted form's answer): no buffer of response bodies, which
       // Chromium would otherwise keep per session for a getResponseBody that never comes.

@@ -86,6 +86,15 @@ class Traffic implements TabListener {
   readonly failed: Promise<void> = new Promise((resolve) => this.#failed = resolve);
   readonly #documentIds = new Set<string>();
   #previousUrl: string;
+  /**
+   * This render's requests that have not finished, by network id. Only this render's: a request the tab's last page
+   * left going (a long poll) never finishes here, and must not keep `networkidle` waiting.
+   */
+  readonly #inFlight = new Set<string>();
+  /** Requests that ended before Chromium reported them sent (refused while paused): not to be counted again. */
+  readonly #ended = new Set<string>();
+  /** When a request of this render last began or ended (performance.now()). */
+  #lastActivity = performance.now();
 
   constructor(tab: Tab, request: Request, deps: RenderDeps, signal: AbortSignal) {
     this.#tab = tab;
@@ -112,6 +121,8 @@ class Traffic implements TabListener {
       });
     } else if (this.#deps.blockTypes.has(event.resourceType)) {
       this.#deps.count("browser.blocked");
+      // Refused: finished as far as waiting for the network goes, whether or not Chromium reports its failure.
+      if (event.networkId) this.#finished(event.networkId, true);
       session.send("Fetch.failRequest", { requestId: event.requestId, errorReason: "BlockedByClient" })
         .catch(() => {});
     } else session.send("Fetch.continueRequest", { requestId: event.requestId }).catch(() => {});
@@ -130,13 +141,40 @@ class Traffic implements TabListener {
       .catch(() => {});
   }
 
+  onRequestWillBeSent(event: Protocol.Network.RequestWillBeSentEvent): void {
+    if (this.#ended.has(event.requestId)) return;
+    this.#inFlight.add(event.requestId);
+    this.#lastActivity = performance.now();
+  }
+
+  #finished(requestId: string, early = false): void {
+    if (early && !this.#inFlight.has(requestId)) this.#ended.add(requestId);
+    if (this.#inFlight.delete(requestId) || early) this.#lastActivity = performance.now();
+  }
+
+  /**
+   * Resolves once none of this render's requests has been going for `idleMs`, or when `until` (epoch ms) has passed
+   * (rejecting with a TimeoutError-named error then).
+   */
+  async networkIdle(idleMs: number, until: number): Promise<void> {
+    for (;;) {
+      if (this.#inFlight.size === 0 && performance.now() - this.#lastActivity >= idleMs) return;
+      if (Date.now() >= until) {
+        throw new Error(`${this.#inFlight.size} of the page's requests were still going`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
   onLoadingFinished(event: Protocol.Network.LoadingFinishedEvent): void {
+    this.#finished(event.requestId);
     if (this.#documentIds.has(event.requestId)) return;
     this.#deps.count("browser.requests");
     this.#deps.count("browser.bytes", event.encodedDataLength);
   }
 
   onLoadingFailed(event: Protocol.Network.LoadingFailedEvent): void {
+    this.#finished(event.requestId);
     if (this.#documentIds.has(event.requestId) || event.blockedReason !== undefined) return;
     if (event.errorText === "net::ERR_BLOCKED_BY_CLIENT") return;
     this.#deps.count("browser.requests");
@@ -295,6 +333,7 @@ async function renderUntil(
       deadline,
       rendered,
       navigations: () => traffic.documents,
+      networkIdle: (idleMs, until) => traffic.networkIdle(idleMs, until),
       navigationFailed: traffic.failed,
       checkNavigation: () => traffic.check(),
     }),

@@ -10,6 +10,7 @@ import { resolveCallback } from "../spider/callbacks.ts";
 import type { Spider } from "../spider/spider.ts";
 import { calledMethod, describeStep, field, type ParsedStep, uploadFiles } from "../spider/steps.ts";
 import { uploadPaths } from "../spider/step_checks.ts";
+import { clickWhenReady } from "./click.ts";
 import type { Tab } from "./pool.ts";
 
 /** How long a click waits to see whether it started a navigation, before taking it that it did not. */
@@ -37,10 +38,14 @@ export interface StepRun {
   rendered: Rendered;
   /** Main-frame documents requested so far (a click that navigates adds one). */
   navigations(): number;
+  /** Resolves once the page has had no request of this render going for `idleMs`; throws past `until` (epoch ms). */
+  networkIdle(idleMs: number, until: number): Promise<void>;
   /** Resolves when a navigation was refused or failed (it then never finishes loading). */
   navigationFailed: Promise<void>;
   /** Throws what went wrong with a navigation a step started (refused offsite, failed), if anything did. */
   checkNavigation(): void;
+  /** What the running step waits for now, if it knows (`#buy is covered by div#banner`): said when it times out. */
+  waiting?: string;
 }
 
 /** A step that ran out of time. */
@@ -75,6 +80,7 @@ export async function runSteps(steps: ParsedStep[], run: StepRun): Promise<void>
     const left = run.deadline - Date.now();
     const ms = Math.min(step.timeout === undefined ? Infinity : step.timeout * 1000, left);
     if (ms <= 0) throw new FetchError("timeout", `${describeStep(step, index)} had no time left to run`);
+    run.waiting = undefined;
     try {
       await withTimeout(runStep(step, run, ms), ms);
       run.checkNavigation();
@@ -82,7 +88,7 @@ export async function runSteps(steps: ParsedStep[], run: StepRun): Promise<void>
       if (error instanceof FetchError && error.reason !== "browser_step") throw error;
       run.checkNavigation();
       const why = error instanceof StepTimeout
-        ? `timed out after ${Math.round(ms) / 1000} s`
+        ? `timed out after ${Math.round(ms) / 1000} s${run.waiting ? `: ${run.waiting}` : ""}`
         : `failed: ${(error as Error)?.message ?? error}`;
       throw new FetchError("browser_step", `${describeStep(step, index)} ${why}`, { cause: error });
     }
@@ -173,14 +179,19 @@ async function click(step: ParsedStep, run: StepRun, ms: number): Promise<void> 
   const times = repeat === true ? MAX_REPEAT : (repeat as number | undefined) ?? 1;
   // Between repeated clicks, how long the element may take to show again before it counts as gone.
   const gone = seconds(field(step.arg, "wait"), "click wait", 2) * 1000;
+  const until = Date.now() + ms;
   for (let n = 0; n < times; n++) {
-    if (n > 0) {
-      const again = await page.waitForSelector(selector, { visible: true, timeout: gone }).catch(() => null);
-      if (again === null) return;
-    } else await page.waitForSelector(selector, { visible: true, timeout: ms });
     const before = run.navigations();
     const requested = run.tab.navigationRequests;
-    await page.click(selector);
+    const clicked = await clickWhenReady(page, selector, {
+      until,
+      goneAfterMs: n > 0 ? gone : undefined,
+      waiting: (why) => run.waiting = why,
+    });
+    if (!clicked) {
+      if (n > 0) return;
+      throw new StepTimeout(); // said with what the click waited for
+    }
     await settle(run, before, requested);
     run.checkNavigation();
   }
@@ -191,7 +202,7 @@ async function waitFor(step: ParsedStep, run: StepRun, ms: number): Promise<void
   const arg = step.arg;
   if (typeof arg === "number") return await sleep(seconds(arg, "wait_for", 0) * 1000);
   if (arg === "networkidle" || arg === "network_idle") {
-    return await page.waitForNetworkIdle({ idleTime: 500, timeout: ms });
+    return await run.networkIdle(500, Date.now() + ms);
   }
   if (arg === "load") return await Promise.race([run.tab.loaded(), run.navigationFailed]);
   if (typeof arg === "string") return void await page.waitForSelector(arg, { timeout: ms });
@@ -199,7 +210,7 @@ async function waitFor(step: ParsedStep, run: StepRun, ms: number): Promise<void
   if (time !== undefined) return await sleep(seconds(time, "wait_for time", 0) * 1000);
   if (field(arg, "network_idle") === true) {
     const idle = seconds(field(arg, "idle"), "wait_for idle", 0.5);
-    return await page.waitForNetworkIdle({ idleTime: idle * 1000, timeout: ms });
+    return await run.networkIdle(idle * 1000, Date.now() + ms);
   }
   const selector = selectorOf(step);
   const state = field(arg, "state") ?? "attached";

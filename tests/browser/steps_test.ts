@@ -155,7 +155,10 @@ Deno.test("a step that times out fails the request with its index and action, th
     }
     const { stats } = await crawl(new Waits(), { retries: 1 });
     assert.equal(failures.length, 1);
-    assert.match(failures[0], /^step 1 \(click "#button-that-never-comes"\) timed out after 0\.3 s$/);
+    assert.match(
+      failures[0],
+      /^step 1 \(click "#button-that-never-comes"\) timed out after 0\.3 s: no element matches #button-that-never-comes$/,
+    );
     assert.equal(stats.retries, 1);
     assert.equal(site.hits("/never"), 2, "tried twice");
     assert.equal(stats.errors, 1);
