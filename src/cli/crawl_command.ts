@@ -16,7 +16,7 @@ const loadAndRun: RunCrawl = async (options) => {
 };
 
 /** Refuses a value without "=" or with nothing before it; what the key may be is for the crawl to check. */
-function keyValue(what: string): (value: string, previous: string[] | undefined) => string[] {
+export function keyValue(what: string): (value: string, previous: string[] | undefined) => string[] {
   return (value, previous = []) => {
     if (value.indexOf("=") < 1) throw new InvalidArgumentError(`expected ${what}=VALUE`);
     return [...previous, value];

@@ -8,6 +8,7 @@ import { addCrawlCommand, type RunCrawl } from "./crawl_command.ts";
 import { exitCodeFor, reportError } from "./errors.ts";
 import { addInspectCommand } from "./inspect.ts";
 import { addListCommand } from "./list.ts";
+import { addFetchCommand } from "./fetch.ts";
 import { type CliOutput, processOutput } from "./output.ts";
 import { addQueueCommand } from "./queue_command.ts";
 import { addServeCommand } from "./serve_command.ts";
@@ -49,6 +50,7 @@ export function createProgram(context: CommandContext, options: ProgramOptions =
   addServeCommand(program, context);
   addServeInspectCommand(program);
   addServeJobCommand(program, context);
+  addFetchCommand(program, context);
   return program;
 }
 

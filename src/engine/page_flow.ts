@@ -17,6 +17,7 @@ import { Request } from "../spider/request.ts";
 import type { Item } from "../spider/types.ts";
 import type { CrawlContext } from "./context.ts";
 import { hrefParts } from "../spider/href_parts.ts";
+import { crawledLine } from "./crawled_line.ts";
 
 /** A leased request on its way through this process. */
 export interface Pending {
@@ -132,6 +133,8 @@ export async function processPending(ctx: CrawlContext, pending: Pending): Promi
       closeSlot(outcome.latency, outcome.status, retryAfterSeconds(outcome));
       ctx.stats.status(outcome.status);
       ctx.stats.inc("bytes", outcome.body.byteLength);
+      // Checked here rather than left to the logger, so a crawl at info level builds no line per page.
+      if (ctx.settings.logLevel === "debug") ctx.log.debug(crawledLine(pending.request, outcome));
     }
   } finally {
     closeSlot(0, 0);

@@ -8,6 +8,7 @@ import { stat } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { UsageError } from "../errors.ts";
 import type { FeedTarget } from "./feeds.ts";
+import { isStdoutPath } from "./stdout_feed.ts";
 import type { SettingValues } from "../settings/table.ts";
 import { checkWritableDirectory, checkWritableFile } from "../settings/writable_path.ts";
 
@@ -33,7 +34,7 @@ export async function checkCrawlPaths(settings: SettingValues, feeds: readonly F
     }
     uses.set(key, what);
   };
-  for (const feed of feeds) claim(feed.path, `feed ${feed.path}`);
+  for (const feed of feeds) if (!isStdoutPath(feed.path)) claim(feed.path, `feed ${feed.path}`);
   // The directories first: a file may go in one of them (deltafetch=state/delta.db beside checkpoint=state), and
   // then its directory is one the crawl makes, not one that must exist already.
   const made = new Set<string>();

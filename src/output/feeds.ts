@@ -16,6 +16,7 @@ import { jsonlFormat } from "./jsonl.ts";
 import { parquetFormat } from "./parquet.ts";
 import { type FeedPlaceholders, fillPlaceholders, withSamplePlaceholders } from "./placeholders.ts";
 import { xmlFormat } from "./xml.ts";
+import { isStdoutPath, StdoutFeed, stdoutFormat } from "./stdout_feed.ts";
 import type { CloudEnvironment, CloudStoreOptions } from "./cloud/cloud_store.ts";
 import { formatCloudUrl, isCloudPath, parseCloudUrl } from "./cloud/cloud_url.ts";
 
@@ -48,6 +49,7 @@ function supportedExtensions(): string {
  */
 export function parseFeedTarget(path: string, overwrite: boolean): FeedTarget {
   if (path === "") throw new UsageError("output path is empty");
+  if (isStdoutPath(path)) return { path, format: stdoutFormat(path), overwrite };
   if (isCloudPath(path)) parseCloudUrl(withSamplePlaceholders(path));
   const extension = extname(path).toLowerCase();
   const format = Object.values(FEED_FORMATS).find((candidate) => candidate.extensions.includes(extension));
@@ -105,12 +107,16 @@ export class FeedSet {
       : given.map((target) => ({ ...target, path: fillPlaceholders(target.path, placeholders) }));
     const seen = new Set<string>();
     for (const target of targets) {
-      const key = isCloudPath(target.path) ? formatCloudUrl(parseCloudUrl(target.path)) : resolve(target.path);
+      const key = isStdoutPath(target.path)
+        ? "standard output"
+        : isCloudPath(target.path)
+        ? formatCloudUrl(parseCloudUrl(target.path))
+        : resolve(target.path);
       if (seen.has(key)) throw new UsageError(`output ${target.path} is given more than once`);
       seen.add(key);
     }
     for (const target of targets) {
-      if (isCloudPath(target.path)) continue;
+      if (isCloudPath(target.path) || isStdoutPath(target.path)) continue;
       const format = FEED_FORMATS[target.format];
       await checkFeedPath(target.path, { ...format, overwrite: target.overwrite });
     }
@@ -121,7 +127,9 @@ export class FeedSet {
       for (const target of targets) {
         const format = FEED_FORMATS[target.format];
         const store = stores.get(target);
-        const feed = store
+        const feed = isStdoutPath(target.path)
+          ? new StdoutFeed(target.path, { log })
+          : store
           ? await store.open(format, { spoolRoot, log })
           : await format.open(target.path, { overwrite: target.overwrite, log });
         opened.push({ feed, format: target.format, items: 0 });
