@@ -39,8 +39,11 @@ function visit(element: Element, scan: LinkScan): void {
   else if (element.name === "base" && scan.base === undefined) scan.base = href;
 }
 
-/** Whether a URL string starts with a scheme (so it needs no base to resolve). */
-const HAS_SCHEME = /^[a-z][a-z0-9+.\-]*:/i;
+/** A scheme at the very start of a URL string (a leading space or control makes the parser's answer differ). */
+const SCHEME = /^([a-z][a-z0-9+.\-]*):/i;
+/** The URL standard's special schemes but file: the ones whose links may be relative in spite of their scheme. */
+const SPECIAL = new Set(["http", "https", "ws", "wss", "ftp"]);
+const isSlash = (code: number) => code === 0x2f || code === 0x5c;
 
 /**
  * `href` resolved against `base`; undefined when it is not a valid URL. `encoding` is the page's: a query is written
@@ -50,9 +53,21 @@ export function resolveHref(href: string, base: string, encoding = "utf-8"): URL
   return URL.parse(encodeQuery(href, encoding), base) ?? undefined;
 }
 
-/** Whether a href can be resolved without knowing the page's base URL. */
+/**
+ * Whether resolving a href may depend on the page's base URL; false only where the URL parser never reads the base.
+ * A scheme is not enough: `http:foo.com` or `http:/foo` on a page whose base is http is relative to that base
+ * (`http://example.org/foo/foo.com` under `<base href="http://example.org/foo/bar">`), as browsers and Scrapy resolve
+ * it. Only a special scheme followed by two slashes (`/` or `\`), or a scheme that is not special, is independent of
+ * the base; file: and anything unusual (leading spaces, tabs, controls) are given the base, which is always right.
+ */
 export function needsBase(href: string): boolean {
-  return !HAS_SCHEME.test(href.trimStart());
+  const scheme = SCHEME.exec(href);
+  if (scheme === null) return true;
+  const name = scheme[1].toLowerCase();
+  if (name === "file") return true;
+  if (!SPECIAL.has(name)) return false;
+  const after = scheme[0].length;
+  return !(isSlash(href.charCodeAt(after)) && isSlash(href.charCodeAt(after + 1)));
 }
 
 /** Whether a URL is http or https, the only links a crawl follows. */

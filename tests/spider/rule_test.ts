@@ -160,3 +160,21 @@ Deno.test("rules with restrictCss take links from their own regions, the first r
     [2, "http://example.test/item/3.html?session=abc"],
   ]);
 });
+
+Deno.test("a scheme-qualified relative link resolves against <base href> in links(), follow() and every rule", () => {
+  // Browsers and Scrapy: same scheme as the base, no "//", so relative to the base (not to the page's URL).
+  const html = `<html><head><base href="http://example.org/foo/bar"></head><body>
+    <div class="r"><a href="http:foo.com">relative</a><a href="http:/top">from the root</a></div></body></html>`;
+  const fresh = () => new Page(makeResponse(new Request("https://page.example.test/dir/page.html"), { body: html }));
+  const expected = ["http://example.org/foo/foo.com", "http://example.org/top"];
+  assert.deepEqual(fresh().links(), expected);
+  assert.deepEqual([fresh().follow("http:foo.com").url, fresh().follow("http:/top").url], expected);
+  class Spider1 extends Spider {
+    override rules = [new Rule({ restrictCss: ".r" }), new Rule({})];
+  }
+  assert.deepEqual(ruleRequests(new Spider1(), fresh()).map((r) => [r.rule, r.url]), expected.map((u) => [0, u]));
+  class Spider2 extends Spider {
+    override rules = [new Rule({})];
+  }
+  assert.deepEqual(ruleRequests(new Spider2(), fresh()).map((r) => r.url), expected);
+});
