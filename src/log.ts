@@ -16,17 +16,35 @@ export interface Logger {
 const LEVELS = ["debug", "info", "warning", "error"] as const;
 export type LogLevel = typeof LEVELS[number];
 
+/** Query parameters whose value is a credential: `?pass=`, `&token=` and the like. */
+const SECRET_PARAM_NAMES = "pass|password|passwd|pwd|auth|token|access_token|secret|api_?key";
+
+/** Whether a query parameter's name says its value is a credential (maskUrl). */
+const SECRET_PARAM_NAME = new RegExp(`^(?:${SECRET_PARAM_NAMES})$`, "i");
+
 /**
- * Hides the password in any URL in a text: `redis://:secret@host` becomes `redis://:***@host`, and a `pass=` or
- * `password=` query parameter is masked the same way. A safety net for whole log lines and messages; where a
- * message names a URL it knows, maskUrl() is exact.
+ * A URL's password: from `://` and the user name to the last `@` before white space or a `/`. The pattern starts at
+ * `://`, not at the scheme before it: a scheme-first pattern (`[a-z][a-z0-9+.-]*://`) is tried at every letter of a
+ * long word and runs to the word's end each time, which took seconds for a 50 KB value and hung the service for a
+ * 1 MB one. From `://` each stretch of text is scanned at most twice (the user name and password stop at a `/`, which
+ * the next `://` holds), so masking takes time in proportion to the text's length.
+ */
+const URL_PASSWORD = /(:\/\/[^/\s:@]*:)[^\s/]*@/g;
+
+/**
+ * A secret query parameter's value: up to the next `&` or white space, leaving punctuation that ends the URL in a
+ * sentence ("...pass=***: why"). Tried only where `?` or `&` and a name start, and scanned once from there.
+ */
+const SECRET_PARAM = new RegExp(`([?&](?:${SECRET_PARAM_NAMES})=)[^&\\s]*?(?=[:,;.)]?(?:[\\s&]|$))`, "gi");
+
+/**
+ * Hides the password in any URL in a text: `redis://:secret@host` becomes `redis://:***@host`, and a `pass=`,
+ * `password=`, `pwd=`, `auth=`, `token=` (and the like) query parameter is masked the same way. A safety net for whole
+ * log lines and messages; where a message names a URL it knows, maskUrl() is exact. Linear in the text's length.
  */
 export function maskSecrets(text: string): string {
-  return text
-    // Up to the last @ of the URL: a password may hold a raw @ (the URL parser takes the last one).
-    .replace(/([a-z][a-z0-9+.-]*:\/\/[^/\s:@]*:)[^\s/]*@/gi, "$1***@")
-    // Up to the next & or white space, leaving punctuation that ends the URL in a sentence ("...pass=***: why").
-    .replace(/([?&](?:pass|password)=)[^&\s]*?(?=[:,;.)]?(?:[\s&]|$))/gi, "$1***");
+  // Up to the last @ of the URL: a password may hold a raw @ (the URL parser takes the last one).
+  return text.replace(URL_PASSWORD, "$1***@").replace(SECRET_PARAM, "$1***");
 }
 
 /**
@@ -38,7 +56,7 @@ export function maskUrl(url: string): string {
   if (parsed === null) return maskSecrets(url);
   if (parsed.password !== "") parsed.password = "***";
   for (const name of new Set(parsed.searchParams.keys())) {
-    if (/^(pass|password)$/i.test(name)) parsed.searchParams.set(name, "***");
+    if (SECRET_PARAM_NAME.test(name)) parsed.searchParams.set(name, "***");
   }
   return maskSecrets(parsed.href);
 }

@@ -10,6 +10,7 @@ import { dirname, resolve } from "node:path";
 import { formatLogLine, type LogFormat, maskSecrets } from "../log.ts";
 import type { Logger } from "../spider/types.ts";
 import { confinedFolders } from "./confine.ts";
+import { jobLimitProblem } from "./job_limits.ts";
 import type { JobCounts, JobStore } from "./job_store.ts";
 import { type GroupProcess, type ProcessExit, startProcessGroup } from "./process_group.ts";
 import { maskArgument, maskedPairs, maskSetting } from "./secrets.ts";
@@ -267,13 +268,17 @@ export class JobRunner implements JobService {
   #launch(job: JobRecord): void {
     let crawl: GroupProcess;
     try {
+      // The log's folder first: whatever stops the job from starting is said there.
+      mkdirSync(dirname(this.#paths.logFile(job)), { recursive: true });
+      // schedule.json refuses such a job; one stored before the limits existed fails here rather than start.
+      const tooMuch = jobLimitProblem(job);
+      if (tooMuch) throw new Error(tooMuch);
       // The crawl writes its items and stats there, and its warc, har and the like in their folders of the data
       // directory (`warc=runs/books.warc`), none of which it makes itself.
       const folders = [this.#paths.itemsFile(job), this.#paths.statsFile(job)].map((file) => dirname(file));
       for (const folder of [...folders, ...confinedFolders(job.settings, this.#paths.dataDir(job.project))]) {
         mkdirSync(folder, { recursive: true });
       }
-      mkdirSync(dirname(this.#paths.logFile(job)), { recursive: true });
       this.#note(job, "INFO", startLine(job));
       crawl = startProcessGroup({
         command: this.#cli.command,
@@ -282,10 +287,12 @@ export class JobRunner implements JobService {
         logFile: this.#paths.logFile(job),
       });
     } catch (error) {
-      // Its folders or log file could not be made: the job cannot run, and saying so in its log may fail too.
+      // Past the limits, or its folders or log file could not be made: the job cannot run. Saying so in its log
+      // may fail too (#note then says so in the service's log).
       rmSync(this.#paths.jobSpecFile(job), { force: true });
       this.#store.markRunning(job.id, null);
       this.#store.markFinished(job.id, "failed");
+      this.#note(job, "ERROR", `could not start: ${(error as Error).message}`);
       this.#log.error(`job ${job.id} could not start: ${(error as Error).message}`);
       this.#track(this.#afterEnd(job.id));
       return;

@@ -8,6 +8,7 @@ import { Settings, type SettingsInit } from "../settings/settings.ts";
 import { findSetting } from "../settings/table.ts";
 import { spiderAttributeAllowed } from "../spider/callbacks.ts";
 import { CONFINED_SETTINGS, ConfinementError, confinePath } from "./confine.ts";
+import { jobLimitProblem, pairLimitProblem } from "./job_limits.ts";
 import { isServeName, NAME_RULE } from "./names.ts";
 import type { NewJob, ProjectRegistry, ProjectSpider, ServePaths } from "./types.ts";
 
@@ -125,20 +126,25 @@ async function checkSettingPairs(pairs: string[], dataDir: string): Promise<stri
 function checkArguments(params: URLSearchParams): string[] {
   const args = new Map<string, string>();
   for (const [name, value] of params) {
-    if (OWN_PARAMS.has(name) || args.has(name)) continue;
+    if (!OWN_PARAMS.has(name) && !args.has(name)) args.set(name, value);
+  }
+  const pairs = [...args].map(([name, value]) => `${name}=${value}`);
+  // How many and how long before each name is checked: checking one costs a Spider.
+  const tooMuch = pairLimitProblem("spider argument", pairs);
+  if (tooMuch) throw new ScheduleError(tooMuch);
+  for (const name of args.keys()) {
     const problem = spiderAttributeAllowed(name);
     if (problem) throw new ScheduleError(problem);
-    args.set(name, value);
   }
-  return [...args].map(([name, value]) => `${name}=${value}`);
+  return pairs;
 }
 
 /**
  * Checks a schedule.json request and returns the job to queue.
  *
  * @param params the query string and form body together.
- * @throws ScheduleError for a missing or unknown project or spider, a bad jobid, priority or spider argument, or a
- *   file setting outside the data directory; SettingsError (with the setting's name) for a setting that does not
+ * @throws ScheduleError for a missing or unknown project or spider, a bad jobid, priority or spider argument, a
+ *   file setting outside the data directory, or more or longer arguments or settings than job_limits.ts allows; SettingsError (with the setting's name) for a setting that does not
  *   exist, has the wrong type, or fails a start-of-crawl check on top of the spider's own settings.
  */
 export async function checkSchedule(params: URLSearchParams, context: ScheduleContext): Promise<NewJob> {
@@ -153,9 +159,12 @@ export async function checkSchedule(params: URLSearchParams, context: ScheduleCo
   const id = checkJobId(params);
   const priority = checkPriority(params);
   const args = checkArguments(params);
+  const givenSettings = params.getAll("setting");
+  const tooMuch = pairLimitProblem("setting", givenSettings);
+  if (tooMuch) throw new ScheduleError(tooMuch);
   let settings: string[];
   try {
-    settings = await checkSettingPairs(params.getAll("setting"), context.paths.dataDir(project.name));
+    settings = await checkSettingPairs(givenSettings, context.paths.dataDir(project.name));
   } catch (error) {
     if (error instanceof ConfinementError) throw new ScheduleError(error.message);
     throw error;
@@ -188,6 +197,9 @@ export async function checkSchedule(params: URLSearchParams, context: ScheduleCo
     }
     settings.push(`stats_interval=${MAX_STATS_AGE}`);
   }
+  // Again as the job will be stored (file settings made absolute): the runner refuses to start a job past them.
+  const stored = jobLimitProblem({ settings, args });
+  if (stored) throw new ScheduleError(stored);
   return {
     id,
     project: project.name,

@@ -16,9 +16,25 @@ import { runCommand } from "../helpers/command.ts";
 import { fileURLToPath } from "node:url";
 import { type RunningProcess, type RunOptions, type RunResult, startCli } from "../helpers/cli.ts";
 import { sleep } from "../helpers/wait.ts";
+import { JobStore } from "../../src/serve/job_store.ts";
+import { servePaths } from "../../src/serve/paths.ts";
 
 /** tests/serve/fixtures/e2e: the project the end-to-end tests serve as `shop` (books.ts, stubborn.ts). */
 export const E2E_PROJECT: string = fileURLToPath(new URL("./fixtures/e2e", import.meta.url));
+
+/**
+ * Puts a waiting job of the shop project's books spider straight into DIR/jobs.db, as a service that stopped before
+ * it could start it would have left it. `args` are its spider arguments ("NAME=VALUE").
+ */
+export function storeWaitingJob(dir: string, id: string, args: string[] = []): void {
+  const store = new JobStore(servePaths(dir).jobsDb);
+  try {
+    const file = `${E2E_PROJECT}/books.ts`;
+    store.add({ id, project: "shop", spider: "books", file, cwd: E2E_PROJECT, priority: 0, settings: [], args });
+  } finally {
+    store.close();
+  }
+}
 
 /** A job as listjobs.json lists it. */
 export interface ListedJob {

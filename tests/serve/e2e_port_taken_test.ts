@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { JobStore } from "../../src/serve/job_store.ts";
 import { servePaths } from "../../src/serve/paths.ts";
 import { runCli } from "../helpers/cli.ts";
-import { E2E_PROJECT } from "./_e2e_service.ts";
+import { E2E_PROJECT, storeWaitingJob } from "./_e2e_service.ts";
 
 Deno.test("a service that cannot listen (port taken) exits 1 and leaves waiting jobs waiting", async () => {
   const dir = await mkdtemp(join(tmpdir(), "netweir-port-"));
@@ -14,18 +14,7 @@ Deno.test("a service that cannot listen (port taken) exits 1 and leaves waiting 
   await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
   const port = (blocker.address() as { port: number }).port;
   try {
-    const store = new JobStore(servePaths(dir).jobsDb);
-    store.add({
-      id: "waiting-1",
-      project: "shop",
-      spider: "books",
-      file: join(E2E_PROJECT, "books.ts"),
-      cwd: E2E_PROJECT,
-      priority: 0,
-      settings: [],
-      args: [],
-    });
-    store.close();
+    storeWaitingJob(dir, "waiting-1");
     const result = await runCli([
       "serve",
       "--project",

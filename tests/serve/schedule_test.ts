@@ -4,6 +4,7 @@ import { mkdir, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { SettingsError } from "../../src/errors.ts";
 import { confinePath } from "../../src/serve/confine.ts";
+import { MAX_JOB_PAIRS, MAX_VALUE_LENGTH } from "../../src/serve/job_limits.ts";
 import { servePaths } from "../../src/serve/paths.ts";
 import { checkSchedule, ScheduleError } from "../../src/serve/schedule.ts";
 import { fixtureRegistry, FIXTURES, withTempDir } from "./_setup.ts";
@@ -213,4 +214,30 @@ Deno.test("stats_interval above 5 s is refused over HTTP, and a spider's own lon
   assert.deepEqual(fine.settings, ["stats_interval=2"]);
   const slow = await schedule([["project", "shop"], ["spider", "books"], ["setting", "profile=slowstats"]]);
   assert.deepEqual(slow.settings, ["profile=slowstats", "stats_interval=5"]);
+});
+
+Deno.test("more than 256 spider arguments or settings, or a value or name past the limits, is refused in one line", async () => {
+  const many = (count: number, pair: (index: number) => [string, string]) =>
+    Array.from({ length: count }, (_, i) => pair(i));
+  const args = (count: number) => many(count, (i) => [`a${i}`, "x"]);
+  assert.equal((await schedule([...BOOKS, ...args(MAX_JOB_PAIRS)])).args.length, MAX_JOB_PAIRS);
+  await refused([...BOOKS, ...args(MAX_JOB_PAIRS + 1)], /^too many spider arguments: 257, a job can have at most 256$/);
+  await refused(
+    [...BOOKS, ...many(MAX_JOB_PAIRS + 1, () => ["setting", "max_items=5"])],
+    /^too many settings: 257, a job can have at most 256$/,
+  );
+  const longest = "a".repeat(MAX_VALUE_LENGTH);
+  assert.deepEqual((await schedule([...BOOKS, ["category", longest]])).args, [`category=${longest}`]);
+  await refused(
+    [...BOOKS, ["category", `${longest}a`]],
+    /^spider argument category is 65537 characters long; a value can have at most 65536$/,
+  );
+  await refused(
+    [...BOOKS, ["setting", `user_agent=${longest}a`]],
+    /^setting user_agent is 65537 characters long; a value can have at most 65536$/,
+  );
+  await refused(
+    [...BOOKS, ["a".repeat(129), "x"]],
+    /^spider argument a{40}\.\.\. has a name of 129 characters; the most is 128$/,
+  );
 });
