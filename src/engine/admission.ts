@@ -8,6 +8,7 @@ import { TrapDetector } from "./traps.ts";
 import { domainMatcher } from "../spider/host_in_domain.ts";
 import { hrefParts } from "../spider/href_parts.ts";
 import { RecentKeys } from "./recent_keys.ts";
+import { retryTimes } from "../fetch/retry.ts";
 
 export interface AdmissionSettings {
   maxDepth: number | null;
@@ -99,10 +100,15 @@ export class Admission {
     return this.#settings.maxDepth;
   }
 
-  /** Checks a request taken from the queue, and counts it against its host. */
+  /**
+   * Checks a request taken from the queue, and counts it against its host. A retry (meta `retry_times`) was counted
+   * when it was first taken: it is the same page, and counting it again would make a retried URL look like a trap
+   * and take a second share of max_pages_per_domain.
+   */
   checkLeased(request: Request): Refusal | undefined {
     const refusal = this.checkYielded(request);
     if (refusal) return refusal;
+    if (retryTimes(request) > 0) return undefined;
     if (this.#settings.trapDetection) {
       const trap = this.#traps.countVariant(request.url, hrefParts(request.url));
       if (trap) return { reason: "trap", detail: trap };

@@ -25,6 +25,7 @@ import { HttpFetcher } from "./http_fetcher.ts";
 import { type CrawlPart, crawlParts } from "./parts.ts";
 import { checkSteps } from "../spider/step_checks.ts";
 import { checkRedirect } from "./page_flow.ts";
+import { retryNotBefore, retryRequest } from "../fetch/retry.ts";
 import { inPage } from "./page_scope.ts";
 import { containUncaught } from "./uncaught.ts";
 
@@ -375,7 +376,7 @@ export class Crawl {
         return;
       }
     }
-    this.#enqueue({ lease, request: lease.request, attempt: 0, notBefore: 0, admitted: false });
+    this.#enqueue({ lease, request: lease.request, notBefore: retryNotBefore(lease.request), admitted: false });
   }
 
   #enqueue(pending: Pending): void {
@@ -425,13 +426,9 @@ export class Crawl {
     const scope = { owner: this, spider: spiderName(this.spider), url: pending.request.url };
     const task = inPage(scope, () => processPending(this.#ctx, pending)).then(async (outcome) => {
       if (outcome.kind === "retry") {
-        if (this.#stopReason !== null) return void await this.#frontier.giveBack([pending.lease]);
-        this.#enqueue({
-          ...pending,
-          request: outcome.request ?? pending.request,
-          attempt: pending.attempt + 1,
-          notBefore: Date.now() + outcome.delay * 1000,
-        });
+        // Back through the queue, in place of the request: its count and its wait are kept there, so a stop, a
+        // checkpoint resumed or a lease reclaimed from a dead process carries on from them (see retryRequest).
+        this.#finishLater(pending.lease, [retryRequest(pending.lease.request, outcome.delay, outcome.meta)]);
       } else if (outcome.kind === "abandoned") {
         await this.#frontier.giveBack([pending.lease]);
       } else {

@@ -9,7 +9,7 @@ import { blockReason } from "../fetch/blocks.ts";
 import { maskUrl } from "../log.ts";
 import { type RedirectRefusal, RedirectRefused } from "../fetch/downloader.ts";
 import type { FetchedResponse } from "../spider/response.ts";
-import { parseRetryAfter, retryDelay, retryReason } from "../fetch/retry.ts";
+import { parseRetryAfter, retryDelay, retryReason, retryTimes } from "../fetch/retry.ts";
 import type { Lease } from "../queue/frontier.ts";
 import { blockCallback, drainCallback, normaliseResult, type OutputTaker, runErrback } from "../spider/callbacks.ts";
 import { Page, RELEASE_DERIVED } from "../spider/page.ts";
@@ -24,8 +24,6 @@ export interface Pending {
   lease: Lease;
   /** The request as the middlewares left it (the lease keeps the original). */
   request: Request;
-  /** Retries so far. */
-  attempt: number;
   /** Epoch ms before which it must not start (retry backoff). */
   notBefore: number;
   /** Set once request middlewares and robots.txt have let it through. */
@@ -34,8 +32,11 @@ export interface Pending {
 
 export type Outcome =
   | { kind: "finished" }
-  /** Tried again after `delay` seconds; as `request` when the retry changes it (another proxy). */
-  | { kind: "retry"; delay: number; request?: Request }
+  /**
+   * Tried again after `delay` seconds, through the queue (see retryRequest), with `meta` changed as given when the
+   * retry changes it (another proxy).
+   */
+  | { kind: "retry"; delay: number; meta?: Record<string, unknown> }
   | { kind: "abandoned" };
 
 const FINISHED: Outcome = { kind: "finished" };
@@ -150,13 +151,14 @@ export async function processPending(ctx: CrawlContext, pending: Pending): Promi
     const blocked = blockReason(outcome, pending.request.method);
     if (blocked) return await handleBlocked(ctx, pending, outcome, blocked);
   }
-  const reason = retryReason(ctx.settings, pending.request, outcome, pending.attempt);
+  const reason = retryReason(ctx.settings, pending.request, outcome);
   if (reason) {
+    const attempt = retryTimes(pending.request) + 1;
     ctx.stats.inc("retries");
-    ctx.log.debug(`retrying ${pending.request.url} (${reason}), attempt ${pending.attempt + 1}`);
+    ctx.log.debug(`retrying ${pending.request.url} (${reason}), attempt ${attempt}`);
     return {
       kind: "retry",
-      delay: retryDelay(ctx.settings, pending.attempt + 1, outcome instanceof FetchError ? undefined : outcome),
+      delay: retryDelay(ctx.settings, attempt, outcome instanceof FetchError ? undefined : outcome),
     };
   }
   if (outcome instanceof FetchError) return await handleFailure(ctx, pending, outcome);
@@ -197,7 +199,7 @@ async function handleBlocked(
     );
   }
   const used = ctx.downloader.proxyUsed(response);
-  if (used !== undefined && pending.attempt < ctx.settings.retries && request.meta.dont_retry !== true) {
+  if (used !== undefined && retryTimes(request) < ctx.settings.retries && request.meta.dont_retry !== true) {
     const tried = Array.isArray(request.meta.blocked_proxies) ? request.meta.blocked_proxies.map(String) : [];
     const next = ctx.downloader.nextProxy(request, [...tried, used]);
     if (next !== undefined) {
@@ -205,8 +207,7 @@ async function handleBlocked(
       ctx.log.info(
         `${request.url} looks blocked through ${maskUrl(used)} (${reason}); trying ${maskUrl(next)}`,
       );
-      const meta = { ...request.meta, proxy: next, blocked_proxies: [...tried, used] };
-      return { kind: "retry", delay: 0, request: request.replace({ meta }) };
+      return { kind: "retry", delay: 0, meta: { proxy: next, blocked_proxies: [...tried, used] } };
     }
   }
   const error = new BlockedError(response, reason);

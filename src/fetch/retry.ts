@@ -1,7 +1,9 @@
 /**
- * Retry decisions for the engine, as pure functions: whether an outcome is worth another try, and how long to wait
- * first. The engine does the retrying (through the scheduler, so politeness still holds) and keeps the count in the
- * retried request's meta `retry_times`, as Scrapy does.
+ * Retry decisions for the engine, as pure functions: whether an outcome is worth another try, how long to wait
+ * first, and the request that goes back to the queue for it. The count travels with the request, in its meta
+ * `retry_times` as Scrapy keeps it, and so does the time the retry may start (meta `retry_at`): a request given back
+ * to the queue (a stop, a checkpoint resumed) or reclaimed from a dead process carries on from its count instead of
+ * starting over at 0.
  */
 import { FetchError } from "../errors.ts";
 import type { SettingValues } from "../settings/table.ts";
@@ -22,7 +24,7 @@ const MAX_BACKOFF = 60;
 /** Longest wait a Retry-After header can ask for. */
 const MAX_RETRY_AFTER = 300;
 
-/** Times `request` has been retried so far (meta `retry_times`, kept by the engine). */
+/** Times `request` has been retried so far (meta `retry_times`, set by {@link retryRequest}). */
 export function retryTimes(request: Request): number {
   const times = request.meta.retry_times;
   return typeof times === "number" && times > 0 ? times : 0;
@@ -33,7 +35,7 @@ export function retryTimes(request: Request): number {
  * succeeded, it would fail the same way again, meta `dont_retry` is set, or the request has used up its retries
  * (meta `max_retry_times`, else the `retries` setting). A status in meta `handle_httpstatus_list` is still retried:
  * that list says who handles the status once retries are over, not that it is final. `attempts` is how many retries
- * were made already (the engine counts them itself; by default meta `retry_times`).
+ * were made already (by default meta `retry_times`).
  */
 export function retryReason(
   settings: RetrySettings,
@@ -46,6 +48,36 @@ export function retryReason(
   if (attempts >= maxTimes) return undefined;
   if (outcome instanceof FetchError) return RETRIED_FAILURES.has(outcome.reason) ? outcome.reason : undefined;
   return settings.retryHttpCodes.includes(outcome.status) ? `status_${outcome.status}` : undefined;
+}
+
+/**
+ * The request a retry queues: `request` with meta `retry_times` one more, meta `retry_at` the epoch milliseconds it
+ * may start (left out when it may start at once), the `changes` given (another proxy), and `dontFilter`, since the
+ * duplicate filter has seen it already (as Scrapy's retry does).
+ */
+export function retryRequest(
+  request: Request,
+  delaySeconds: number,
+  changes: Record<string, unknown> = {},
+  now: number = Date.now(),
+): Request {
+  const { retry_at: _, ...meta } = request.meta;
+  const at = delaySeconds > 0 ? { retry_at: Math.round(now + delaySeconds * 1000) } : {};
+  return request.replace({
+    meta: { ...meta, ...changes, retry_times: retryTimes(request) + 1, ...at },
+    dontFilter: true,
+  });
+}
+
+/**
+ * Epoch milliseconds before which `request` must not start: its meta `retry_at`, but never more than the longest
+ * wait a retry asks for from `now` (a clock of another machine, or a value in the queue nobody checked, cannot hold a
+ * request for longer), and 0 when it has none.
+ */
+export function retryNotBefore(request: Request, now: number = Date.now()): number {
+  const at = request.meta.retry_at;
+  if (typeof at !== "number" || !Number.isFinite(at)) return 0;
+  return Math.min(at, now + MAX_RETRY_AFTER * 1000);
 }
 
 /**

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { FetchError } from "../../src/errors.ts";
 import { makeResponse } from "../../src/spider/response.ts";
-import { parseRetryAfter, retryDelay, retryReason } from "../../src/fetch/retry.ts";
+import { parseRetryAfter, retryDelay, retryNotBefore, retryReason, retryRequest } from "../../src/fetch/retry.ts";
 import { Request } from "../../src/spider/request.ts";
 import { startFixtureSite } from "../helpers/fixture_site.ts";
 import { downloaderWith, settingsWith } from "./support.ts";
@@ -107,4 +107,22 @@ Deno.test("a flaky page is retried until it answers, as the engine would drive i
     downloader.close();
     await site.close();
   }
+});
+
+Deno.test("a retry's request counts one more in meta retry_times, keeps its meta and says when it may start", () => {
+  const first = new Request({ url: "http://127.0.0.1/a", meta: { shelf: "new" } });
+  const retry = retryRequest(first, 2, {}, 1_000_000);
+  assert.deepEqual(retry.meta, { shelf: "new", retry_times: 1, retry_at: 1_002_000 });
+  assert.equal(retry.dontFilter, true);
+  const again = retryRequest(retry, 0, { proxy: "http://127.0.0.1:9" }, 2_000_000);
+  assert.deepEqual(again.meta, { shelf: "new", proxy: "http://127.0.0.1:9", retry_times: 2 });
+});
+
+Deno.test("a retry waits until meta retry_at, but never more than 300 s", () => {
+  const at = (value: unknown) =>
+    retryNotBefore(new Request({ url: "http://127.0.0.1/", meta: { retry_at: value } }), 0);
+  assert.equal(at(5_000), 5_000);
+  assert.equal(at(1e15), 300_000);
+  assert.equal(at("soon"), 0);
+  assert.equal(retryNotBefore(new Request({ url: "http://127.0.0.1/" })), 0);
 });
