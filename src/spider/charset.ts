@@ -39,8 +39,25 @@ const lower = (byte: number) => (byte >= 0x41 && byte <= 0x5a ? byte + 0x20 : by
 /** Thrown when the prescan runs off the end of its bytes: the standard's "abort the prescan". */
 const END = Symbol("end");
 
-/** The standard's byte-stream prescan over `bytes`, or undefined when it finds no usable `<meta>`. */
-function prescan(bytes: Uint8Array): string | undefined {
+/**
+ * Elements whose content the tokenizer reads as text, not tags (raw text, RCDATA, script data): a `<meta>` inside a
+ * `<script>`, `<textarea>` or `<xmp>` is text, and declares nothing past the prescan. plaintext's runs to the end.
+ * noscript is not among them: Chromium's late scan reads a `<meta>` in it (checked in Chromium 156).
+ */
+const TEXT_CONTENT = new Set(["script", "style", "title", "textarea", "xmp", "iframe", "noembed", "noframes"]);
+/** The tags a page's head may hold as Chromium's late scan counts them (html_meta_charset_parser.cc). */
+const HEAD_TAGS = new Set(["html", "head", "script", "noscript", "style", "link", "meta", "object", "title", "base"]);
+
+/**
+ * The standard's byte-stream prescan over `bytes`, or undefined when it finds no usable `<meta>`.
+ *
+ * `late` makes it the scan past the first 1,024 bytes, which the standard leaves to the parser ("change the
+ * encoding") and browsers do as Chromium does: tags are read as the tokenizer reads them (the content of a `<script>`,
+ * `<textarea>`, `<xmp>` is no tag), and the scan ends at the first tag a head does not hold (`<body>`, `<p>`, `<svg>`)
+ * or at `</head>`, once past the 1,024 bytes. Firefox takes no `<meta>` past them at all; Chromium takes one in the
+ * head, where pages with long scripts and styles put it.
+ */
+function prescan(bytes: Uint8Array, late = false): string | undefined {
   let position = 0;
   const at = (i: number): number => {
     if (i >= bytes.length) throw END;
@@ -119,8 +136,11 @@ function prescan(bytes: Uint8Array): string | undefined {
     if (charset === "x-user-defined") return "windows-1252";
     return charset;
   };
+  /** Whether a tag has left the head (the late scan goes on to the 1,024th byte, then stops). */
+  let leftHead = false;
   try {
     while (position < bytes.length) {
+      if (leftHead && position >= PRESCAN_BYTES) return undefined;
       if (startsWith(position, "<!--")) {
         // To the end of the first "-->" after "<!" (so "<!-->" is a whole comment, as the standard has it).
         position += 2;
@@ -134,8 +154,16 @@ function prescan(bytes: Uint8Array): string | undefined {
         at(position) === 0x3c &&
         (isLetter(at(position + 1)) || (at(position + 1) === 0x2f && isLetter(at(position + 2))))
       ) {
+        const end = at(position + 1) === 0x2f;
+        const nameStart = position + (end ? 2 : 1);
         while (!isSpace(at(position)) && at(position) !== 0x3e) position++;
         while (getAttribute() !== undefined);
+        if (late) {
+          const name = tagName(bytes, nameStart);
+          if (!HEAD_TAGS.has(name) || (end && name === "head")) leftHead = true;
+          if (!end && name === "plaintext") return undefined;
+          if (!end && TEXT_CONTENT.has(name)) position = endOfText(bytes, position + 1, name) - 1;
+        }
       } else if (startsWith(position, "<!") || startsWith(position, "</") || startsWith(position, "<?")) {
         while (at(position) !== 0x3e) position++;
       }
@@ -145,6 +173,29 @@ function prescan(bytes: Uint8Array): string | undefined {
     if (error !== END) throw error;
   }
   return undefined;
+}
+
+/** The lower-case name of a tag whose name starts at `start` (up to a space, `/` or `>`). */
+function tagName(bytes: Uint8Array, start: number): string {
+  let name = "";
+  for (let i = start; i < bytes.length; i++) {
+    const byte = bytes[i];
+    if (isSpace(byte) || byte === 0x2f || byte === 0x3e) break;
+    name += String.fromCharCode(lower(byte));
+  }
+  return name;
+}
+
+/** Where the end tag of a text element (`</script`, `</textarea`...) starts, from `from` on; throws END when none. */
+function endOfText(bytes: Uint8Array, from: number, name: string): number {
+  for (let i = bytes.indexOf(0x3c, from); i >= 0; i = bytes.indexOf(0x3c, i + 1)) {
+    if (bytes[i + 1] !== 0x2f) continue;
+    let k = 0;
+    while (k < name.length && lower(bytes[i + 2 + k]) === name.charCodeAt(k)) k++;
+    const after = bytes[i + 2 + k];
+    if (k === name.length && (isSpace(after) || after === 0x2f || after === 0x3e)) return i;
+  }
+  throw END;
 }
 
 /** The standard's "extract a character encoding from a meta element": the label in `content`, or undefined. */
@@ -214,12 +265,16 @@ export function detectEncodingAndText(
     getEncoding(contentType ? CONTENT_TYPE_CHARSET.exec(contentType)?.[1] : undefined) ??
     xmlDeclaration(body) ??
     prescan(body.subarray(0, PRESCAN_BYTES)) ??
-    // A <meta> past the first 1,024 bytes: the parser finds it and browsers decode the page again with it.
-    (body.length > PRESCAN_BYTES ? prescan(body) : undefined);
+    // A <meta> past the first 1,024 bytes, in the head: Chromium finds it (see prescan's `late`).
+    (body.length > PRESCAN_BYTES ? prescan(body, true) : undefined);
   if (declared !== undefined && declared !== "x-user-defined") return { encoding: declared, text: undefined };
   if (declared === "x-user-defined") return { encoding: "windows-1252", text: undefined };
   const text = asUtf8(body);
-  return { encoding: text === undefined ? "windows-1252" : "utf-8", text };
+  // Undeclared ASCII is windows-1252, the standard's fallback (and Scrapy's: it reads "ascii" as cp1252), which
+  // matters for the queries of its links: href="/s?q=caf&eacute;" sends q=caf%E9. Valid UTF-8 with more than ASCII is
+  // UTF-8, as browsers' detectors find it. UTF-8 decodes ASCII to as many code units as bytes, anything else to fewer.
+  if (text !== undefined && text.length !== body.length) return { encoding: "utf-8", text };
+  return { encoding: "windows-1252", text };
 }
 
 /** The body as text in the given encoding; bytes that do not decode become U+FFFD. */

@@ -66,6 +66,33 @@ Deno.test("a meta charset past the first 1024 bytes is found, as the parser find
   assert.equal(commented.encoding, "iso-8859-2");
 });
 
+Deno.test("an undeclared ASCII page is windows-1252, and its links' queries are written in it", () => {
+  // The WHATWG fallback and html5lib's tests; browsers and Scrapy send q=caf%E9 for this link.
+  const p = page(`<html><body><a href="/s?q=caf&eacute;">caf&eacute;</a></body></html>`);
+  assert.equal(p.encoding, "windows-1252");
+  assert.deepEqual(p.links(), ["http://127.0.0.1/s?q=caf%E9"]);
+  assert.equal(page(`<a href="/s?q=caf&eacute;">x</a>`).follow("/s?q=caf\u00e9").url, "http://127.0.0.1/s?q=caf%E9");
+  assert.equal(p.text, `<html><body><a href="/s?q=caf&eacute;">caf&eacute;</a></body></html>`);
+});
+
+Deno.test("a meta charset past the first 1024 bytes counts in the head only, and never inside text elements", () => {
+  // As Chromium 156 reads these pages (a late <meta> in <script>, <textarea>, <xmp>, or after a tag no head holds,
+  // such as <svg>, <p> or </head>, changes nothing); Firefox reads none past the 1,024 bytes.
+  const padding = "x".repeat(1100);
+  const meta = '<meta charset="iso-8859-5">';
+  const encodingOf = (html: string) => page(latin1(html + "<p>\xe9</p>")).encoding;
+  assert.equal(encodingOf(`<html><head><style>${padding}</style><title>t</title>${meta}</head>`), "iso-8859-5");
+  assert.equal(encodingOf(`<head><script>var s = "${padding}"</script><noscript>${meta}</noscript>`), "iso-8859-5");
+  assert.equal(encodingOf(`<head><script>var s = "${padding}${meta}"</script></head>`), "windows-1252");
+  assert.equal(encodingOf(`<body><textarea>${padding}${meta}</textarea>`), "windows-1252");
+  assert.equal(encodingOf(`<body><xmp>${padding}${meta}</xmp>`), "windows-1252");
+  assert.equal(encodingOf(`<head><!-- ${padding} --><svg>${meta}</svg>`), "windows-1252");
+  assert.equal(encodingOf(`<body><p>${padding}</p>${meta}`), "windows-1252");
+  assert.equal(encodingOf(`<head><!-- ${padding} --></head>${meta}`), "windows-1252");
+  // Before the 1,024th byte, the standard's prescan takes a <meta> wherever it is, as before.
+  assert.equal(encodingOf(`<body><p>x</p><textarea>${meta}</textarea>`), "iso-8859-5");
+});
+
 Deno.test("undeclared bytes fall back to UTF-8 when they are UTF-8, else windows-1252", () => {
   assert.equal(page(new TextEncoder().encode("<p>café</p>")).encoding, "utf-8");
   const p = page(latin1("<p>\x93caf\xe9\x94</p>"));
