@@ -11,6 +11,7 @@ import { SettingsError } from "../src/errors.ts";
 import { checkSettings } from "../src/settings/check.ts";
 import { BUILTIN_PROFILES } from "../src/settings/profiles.ts";
 import { Settings } from "../src/settings/settings.ts";
+import { SCRAPY_SETTINGS } from "../src/settings/scrapy_settings.ts";
 import { SETTINGS, type SettingValues } from "../src/settings/table.ts";
 import type { SettingDefinition, SettingType } from "../src/settings/types.ts";
 
@@ -259,7 +260,32 @@ export function settingsMarkdown(): string {
     }
     lines.push(entry(row));
   }
+  lines.push(...scrapyNamesSection());
   return lines.join("\n") + "\n";
+}
+
+/** The table of Scrapy's setting names and Netweir's, from src/settings/scrapy_settings.ts, padded as deno fmt pads it. */
+function scrapyNamesSection(): string[] {
+  const cells = SCRAPY_SETTINGS.map((row) => [
+    `\`${row.scrapy}\``,
+    row.netweir ? `\`${row.netweir}\`${row.note ? `, ${row.note}` : ""}` : row.note ?? "",
+  ]);
+  const widths = [0, 1].map((column) =>
+    Math.max(...[["Scrapy", "Netweir"], ...cells].map((row) => row[column].length))
+  );
+  const line = (row: string[]) => `| ${row.map((cell, column) => cell.padEnd(widths[column])).join(" | ")} |`;
+  return [
+    "",
+    "## Scrapy's names",
+    "",
+    "A Scrapy setting name is refused with Netweir's name for it (`unknown setting DOWNLOAD_DELAY, a Scrapy name; in " +
+    "Netweir it is min_delay`), in any case, on the command line, over HTTP and in a spider's settings. They are not " +
+    "translated, since some values differ in form or unit. Those with an equivalent:",
+    "",
+    line(["Scrapy", "Netweir"]),
+    line(widths.map((width) => "-".repeat(width))),
+    ...cells.map(line),
+  ];
 }
 
 if (import.meta.main) {

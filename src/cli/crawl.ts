@@ -7,7 +7,7 @@ import { assembleCrawl } from "../engine/assemble.ts";
 import { SIGNAL_EXIT, stopOnSignals } from "../engine/signal_stop.ts";
 import { Settings } from "../settings/settings.ts";
 import type { CrawlCommandOptions } from "./crawl_options.ts";
-import { loadSpiders, pickSpider } from "../load/spiders.ts";
+import { createSpider, loadSpiders, pickSpider } from "../load/spiders.ts";
 import { applySpiderArgs } from "../spider/spider_args.ts";
 import { CommandError } from "./errors.ts";
 import { nothingFetched } from "./nothing_fetched.ts";
@@ -15,7 +15,7 @@ import { nothingFetched } from "./nothing_fetched.ts";
 /** Runs `netweir crawl` with its parsed options; resolves with the exit status. */
 export async function runCrawlCommand(options: CrawlCommandOptions): Promise<number> {
   const SpiderClass = pickSpider(await loadSpiders(options.file), options.spider, options.file);
-  const spider = new SpiderClass();
+  const spider = createSpider(SpiderClass);
   applySpiderArgs(spider, options.args);
   const { crawl, feeds, log } = await assembleCrawl(spider, {
     overrides: Settings.fromPairs(options.settings),

@@ -5,12 +5,17 @@
  */
 import { SettingsError } from "../errors.ts";
 import { parseSettingText, validateSetting } from "./coerce.ts";
+import { scrapySettingAdvice } from "./scrapy_settings.ts";
 import { findSetting, nearestSetting, type SettingKey, SETTINGS, type SettingValues } from "./table.ts";
 
 /** Values for some settings, in either spelling. */
 export type SettingsInit = Partial<SettingValues> | Record<string, unknown>;
 
 function unknownSetting(name: string): never {
+  const scrapy = scrapySettingAdvice(name);
+  if (scrapy) {
+    throw new SettingsError(`unknown setting ${name}, a Scrapy name; in Netweir it is ${scrapy}`, { setting: name });
+  }
   const near = nearestSetting(name);
   throw new SettingsError(`unknown setting ${name}${near ? ` (did you mean ${near}?)` : ""}`, { setting: name });
 }

@@ -1,7 +1,9 @@
 /** Loading spider files and picking the spider a command asked for. */
 import assert from "node:assert/strict";
+import { relative } from "node:path";
+import { runtime } from "../../src/runtime/mod.ts";
 import { UsageError } from "../../src/errors.ts";
-import { loadSpiders, pickSpider, spiderClassName } from "../../src/load/spiders.ts";
+import { createSpider, loadSpiders, pickSpider, spiderClassName } from "../../src/load/spiders.ts";
 import { Spider } from "../../src/spider/spider.ts";
 import { fixture } from "./_run.ts";
 
@@ -70,4 +72,32 @@ Deno.test("pickSpider names the spiders it found when none has the name asked fo
 Deno.test("pickSpider says so when a file exports no spider", () => {
   assert.throws(() => pickSpider([], undefined, "empty.ts"), usageError("empty.ts exports no Spider subclass"));
   assert.throws(() => pickSpider([], "books", "empty.ts"), usageError("empty.ts exports no Spider subclass"));
+});
+
+Deno.test("loadSpiders of a file with a syntax error names the file, line and column", async () => {
+  // Named as from the working directory, as a user writes paths.
+  const file = relative(runtime.cwd(), fixture("broken_syntax.ts"));
+  await assert.rejects(loadSpiders(file), usageError(`${file}:7:28: SyntaxError: Expected ',', got ';'`));
+});
+
+Deno.test("loadSpiders of a Python file says Netweir runs .ts and .js spiders, without importing it", async () => {
+  const file = fixture("books.py");
+  await assert.rejects(
+    loadSpiders(file),
+    usageError(`${file} is a Python file; Netweir runs only .ts and .js spiders (.mts and .mjs too)`),
+  );
+});
+
+Deno.test("createSpider turns a throw in the spider's constructor into a usage error naming the spider", () => {
+  class Unready extends Spider {
+    constructor() {
+      super();
+      throw new RangeError("SHOP_URL is not set");
+    }
+  }
+  assert.throws(
+    () => createSpider(Unready),
+    usageError("spider Unready could not be created: RangeError: SHOP_URL is not set"),
+  );
+  assert.equal(createSpider(Lonely).name, "lonely");
 });
