@@ -9,6 +9,8 @@ import { exitCodeFor, reportError } from "./errors.ts";
 import { addInspectCommand } from "./inspect.ts";
 import { addListCommand } from "./list.ts";
 import { addFetchCommand } from "./fetch.ts";
+import { addParseCommand } from "./parse.ts";
+import { addShellCommand } from "./shell.ts";
 import { type CliOutput, processOutput } from "./output.ts";
 import { addQueueCommand } from "./queue_command.ts";
 import { addServeCommand } from "./serve_command.ts";
@@ -51,6 +53,8 @@ export function createProgram(context: CommandContext, options: ProgramOptions =
   addServeInspectCommand(program);
   addServeJobCommand(program, context);
   addFetchCommand(program, context);
+  addParseCommand(program, context);
+  addShellCommand(program, context);
   return program;
 }
 

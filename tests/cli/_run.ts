@@ -42,3 +42,8 @@ export async function withTempDir(body: (dir: string) => Promise<void>): Promise
 export function fixture(name: string): string {
   return fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 }
+
+/** The JSON objects of a JSON Lines text (blank lines skipped). */
+export function jsonLines(text: string): Array<Record<string, unknown>> {
+  return text.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line));
+}
