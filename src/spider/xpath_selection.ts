@@ -11,6 +11,8 @@ import { Selection, type SelectionMode } from "./selection.ts";
 import type { XPathItem, XPathOptions } from "./xpath_select.ts";
 import { selectXPath } from "./xpath_select.ts";
 
+export { parseXPath } from "./xpath_select.ts";
+
 const ELEMENT: SelectionMode = { kind: "element" };
 
 /** An item's XPath string-value: an element's (or document's) whole text, a node's data, an attribute's value. */
