@@ -29,8 +29,10 @@ export {
   type RequestOptions,
   type Step,
 } from "./src/spider/request.ts";
-export { Page } from "./src/spider/page.ts";
+export { type FromHtmlOptions, Page } from "./src/spider/page.ts";
 export { Selection, type SelectionMode } from "./src/spider/selection.ts";
+export type { XPathSelection } from "./src/spider/xpath_selection.ts";
+export type { XPathOptions } from "./src/spider/xpath_select.ts";
 export { type ProcessLinks, Rule, type RuleOptions } from "./src/spider/rule.ts";
 export { LinkExtractor, type LinkExtractorOptions, type Pattern } from "./src/spider/link_extractor.ts";
 export type { SitemapPattern } from "./src/spider/sitemap.ts";

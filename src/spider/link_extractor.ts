@@ -3,7 +3,9 @@
  * allow and deny, regions of the page to look in, and file extensions that are never pages.
  */
 import type { Page } from "./page.ts";
+import { removeSubsets, uniqueSort } from "domutils";
 import { resolveLinks, walkLinks } from "./html_links.ts";
+import { xpathEngine } from "./xpath_load.ts";
 import { domainMatcher } from "./host_in_domain.ts";
 
 /** A URL pattern: a regular expression, or its source as a string. Searched anywhere in the absolute URL. */
@@ -21,6 +23,11 @@ export interface LinkExtractorOptions {
   denyDomains?: string | readonly string[];
   /** Only links inside elements matching these selectors (the whole page when none). */
   restrictCss?: string | readonly string[];
+  /**
+   * Only links inside the elements these XPath expressions select (with `restrictCss`, inside either's). Each must
+   * select elements, as Scrapy's `restrict_xpaths`: `//div[@id='main']`.
+   */
+  restrictXpaths?: string | readonly string[];
   /** File extensions that are not pages (Scrapy's list when not given; `[]` to take everything). */
   denyExtensions?: readonly string[];
 }
@@ -78,6 +85,8 @@ export class LinkExtractor {
   readonly #denyExtensions: ReadonlySet<string>;
   /** The region selectors, joined into one selector list ("" for the whole page). */
   readonly restrictCss: string;
+  /** The region XPath expressions (none for the whole page, when there are no region selectors either). */
+  readonly restrictXpaths: readonly string[];
 
   /** An extractor from its options; a pattern that is no valid RegExp throws a TypeError naming the option. */
   constructor(options: LinkExtractorOptions = {}) {
@@ -95,6 +104,27 @@ export class LinkExtractor {
       if (typeof css !== "string" || css.trim() === "") throw new TypeError("restrictCss must be CSS selectors");
     }
     this.restrictCss = regions.join(", ");
+    const xpaths = list(options.restrictXpaths);
+    for (const xpath of xpaths) {
+      if (typeof xpath !== "string" || xpath.trim() === "") {
+        throw new TypeError("restrictXpaths must be XPath expressions");
+      }
+    }
+    // Parsed now, so that a wrong expression is told when the rule is made, not on the first page (this loads the
+    // XPath engine: a spider whose rules use XPath uses it on every page).
+    for (const xpath of xpaths) {
+      try {
+        xpathEngine().parseXPath(xpath);
+      } catch (error) {
+        throw new TypeError(`restrictXpaths: ${(error as Error).message}`);
+      }
+    }
+    this.restrictXpaths = xpaths;
+  }
+
+  /** What tells apart the regions of two extractors: those with equal keys take the same candidates from a page. */
+  get regionKey(): string {
+    return JSON.stringify([this.restrictCss, this.restrictXpaths]);
   }
 
   /** Whether an absolute URL passes the patterns, domains and extensions (regions aside). */
@@ -114,8 +144,9 @@ export class LinkExtractor {
 
   /** The links to consider on a page before filtering: all of them, or those inside the regions. */
   candidates(page: Page): string[] {
-    if (this.restrictCss === "") return page.links();
-    return regionLinks(page, this.restrictCss);
+    if (this.restrictCss === "" && this.restrictXpaths.length === 0) return page.links();
+    if (this.restrictXpaths.length === 0) return regionLinks(page, this.restrictCss);
+    return regionsLinks(page, this.restrictCss, this.restrictXpaths);
   }
 
   /** The page's links this extractor takes, absolute, in document order, without duplicates. */
@@ -127,4 +158,15 @@ export class LinkExtractor {
 /** The links inside (or being) the elements matching `css`, resolved against the page's base. */
 export function regionLinks(page: Page, css: string): string[] {
   return resolveLinks(walkLinks(page.css(css).elements).hrefs, page.baseUrl, page.encoding);
+}
+
+/**
+ * The links inside (or being) the elements matching `css` (when not "") or selected by one of `xpaths`, in document
+ * order, each region once: a region inside another is read as part of it.
+ */
+function regionsLinks(page: Page, css: string, xpaths: readonly string[]): string[] {
+  const regions = css === "" ? [] : [...page.css(css).elements];
+  for (const xpath of xpaths) regions.push(...page.xpath(xpath).elements);
+  const elements = uniqueSort(removeSubsets(regions)) as typeof regions;
+  return resolveLinks(walkLinks(elements).hrefs, page.baseUrl, page.encoding);
 }

@@ -8,7 +8,7 @@
  */
 import { parseDocument } from "htmlparser2";
 import { type Document, type Element, isTag } from "domhandler";
-import type { FetchedResponse } from "./response.ts";
+import { type FetchedResponse, makeResponse } from "./response.ts";
 import { KnownUrl, PARSED_URL, type ParsedRequestInit, Request, type RequestOptions } from "./request.ts";
 import { resolveSimpleHref, type SimpleBase, simpleBase } from "./simple_href.ts";
 import { type ParsedSelector, parseSelector, Selection } from "./selection.ts";
@@ -19,6 +19,20 @@ import type { LightDocument, LightElement } from "./light_document.ts";
 import { buildLightDocument } from "./light_builder.ts";
 import { SkippingTokenizer } from "./skipping_tokenizer.ts";
 import { answersLight, selectLight } from "./light_select.ts";
+import type { XPathOptions } from "./xpath_select.ts";
+import type { XPathSelection } from "./xpath_selection.ts";
+
+/** What `Page.fromHtml` takes besides the HTML: where the page is from, and what it answers. */
+export interface FromHtmlOptions {
+  /** The page's URL, which relative links resolve against; the request's URL when not given. */
+  url?: string;
+  /** The request the page answers (with its meta, cbKwargs, depth); a GET of `url` when not given. */
+  request?: Request;
+  /** The HTTP status; 200 when not given. */
+  status?: number;
+  /** Response headers; `content-type: text/html; charset=utf-8` when not given. */
+  headers?: Record<string, string>;
+}
 
 /**
  * What `follow` accepts: a URL (absolute or relative to the page), a selection, or a DOM element.
@@ -145,6 +159,34 @@ export class Page {
     this.request = request;
   }
 
+  /**
+   * A page built from HTML, as a callback would get it from the crawl: for unit tests of callbacks, and for trying
+   * selectors on a saved page. No network; `url` (or `request`) says where the page is from.
+   *
+   * @example A callback's test
+   * ```ts
+   * import { Page } from "netweir";
+   * import assert from "node:assert/strict";
+   *
+   * const page = Page.fromHtml(`<h1>Dune</h1><p class="price">£9.99</p><a href="/next">next</a>`, {
+   *   url: "https://books.example/dune",
+   * });
+   * assert.equal(page.css("h1").text(), "Dune");
+   * assert.equal(page.xpath("//p[@class='price']/text()").text(), "£9.99");
+   * assert.equal(page.follow("/next").url, "https://books.example/next");
+   * ```
+   */
+  static fromHtml(html: string | Uint8Array, options: FromHtmlOptions): Page {
+    if (typeof html !== "string" && !(html instanceof Uint8Array)) {
+      throw new TypeError("Page.fromHtml: the HTML must be a string or a Uint8Array");
+    }
+    const url = options?.url ?? options?.request?.url;
+    if (typeof url !== "string") throw new TypeError("Page.fromHtml: give the page's url (or a request)");
+    const request = options.request ?? new Request(url);
+    const headers = options.headers ?? { "content-type": "text/html; charset=utf-8" };
+    return new Page(makeResponse(request, { body: html, url, status: options.status, headers }));
+  }
+
   /** See RELEASE_DERIVED. */
   [RELEASE_DERIVED](): void {
     this.#text = undefined;
@@ -240,6 +282,14 @@ export class Page {
       if (found !== undefined) return found;
     }
     return new Selection([this.document]).css(selector);
+  }
+
+  /**
+   * The results of an XPath 1.0 expression over the page's DOM (`//h1/text()`, `//a/@href`, `count(//li)`), read
+   * as `css()`'s are and mixed with them (docs/spiders.md, XPath). The XPath engine loads on first use.
+   */
+  xpath(expression: string, options?: XPathOptions): XPathSelection {
+    return new Selection([this.document]).xpath(expression, options);
   }
 
   /** Whether the light document has been built (light_document.ts: on the first css() a scan does not answer). */

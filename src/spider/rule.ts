@@ -108,7 +108,7 @@ function isHtml(page: Page): boolean {
 
 /**
  * The requests the spider's rules make from a page, as CrawlSpider does: the page's links are extracted once
- * (once per distinct `restrictCss`), each goes to the first rule that takes it, and each request carries that
+ * (once per distinct `restrictCss` and `restrictXpaths`), each goes to the first rule that takes it, and each request carries that
  * rule's index (its callback applies when the page comes back). No URL is requested twice from one page.
  */
 export function ruleRequests(spider: Spider, page: Page): Request[] {
@@ -119,8 +119,8 @@ export function ruleRequests(spider: Spider, page: Page): Request[] {
   const requests: Request[] = [];
   spider.rules.forEach((rule, index) => {
     const extractor = rule.linkExtractor;
-    let links = candidates.get(extractor.restrictCss);
-    if (links === undefined) candidates.set(extractor.restrictCss, links = extractor.candidates(page));
+    let links = candidates.get(extractor.regionKey);
+    if (links === undefined) candidates.set(extractor.regionKey, links = extractor.candidates(page));
     const taken = links.filter((url) => !seen.has(url) && extractor.matches(url));
     for (const url of taken) seen.add(url);
     const toRequest = applyProcessLinks(spider, rule, taken, page);

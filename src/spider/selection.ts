@@ -10,6 +10,9 @@ import render from "dom-serializer";
 import type { ScannedElement } from "./element_scan.ts";
 import type { LightElement } from "./light_document.ts";
 import { selectLight } from "./light_select.ts";
+import { xpathEngine } from "./xpath_load.ts";
+import type { XPathOptions } from "./xpath_select.ts";
+import type { XPathSelection } from "./xpath_selection.ts";
 
 /**
  * What a selection reads when asked for text: the whole text of each element (`"element"`, also the mode of
@@ -282,6 +285,15 @@ export class Selection implements Iterable<Selection> {
       if (found !== undefined) return Selection.fromLight(found, () => domSelect(css, scanned.dom()), mode);
     }
     return new Selection(domSelect(css, this.#all), mode);
+  }
+
+  /**
+   * The results of an XPath 1.0 expression evaluated with each element as the context node (`./h3/a/@href`,
+   * `.//text()`, `count(li)`): elements, text nodes, attributes or values, read with the same methods
+   * (docs/spiders.md, XPath). The XPath engine is loaded on the first call in a process.
+   */
+  xpath(expression: string, options?: XPathOptions): XPathSelection {
+    return xpathEngine().xpathSelection(expression, this.#all, options);
   }
 
   /**

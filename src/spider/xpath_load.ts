@@ -1,0 +1,31 @@
+/**
+ * Loads the XPath engine (xpath_selection.ts, xpath_select.ts and the `xpath` library with them) on the first XPath a process evaluates.
+ * `page.xpath()` answers synchronously, as `css()` does, so the engine cannot come by a dynamic `import()` (a promise):
+ * it is required, which Deno and Node (22.12 on) both do for an ES module, synchronously, through `node:module`. The
+ * sibling's extension is this file's own: `.ts` from the source, `.js` in the npm build.
+ */
+import { createRequire } from "node:module";
+
+/** The engine module's face. */
+export type XPathEngine = typeof import("./xpath_selection.ts");
+
+/**
+ * The loaded module, once loaded: a cache of code, as a module cache is, holding nothing of any crawl (and each
+ * worker thread loads its own).
+ */
+let engine: XPathEngine | undefined;
+
+/** The XPath engine, loaded on the first call. */
+export function xpathEngine(): XPathEngine {
+  if (engine === undefined) {
+    const path = new URL(import.meta.url).pathname;
+    const extension = path.slice(path.lastIndexOf("."));
+    engine = createRequire(import.meta.url)(`./xpath_selection${extension}`) as XPathEngine;
+  }
+  return engine;
+}
+
+/** Whether the engine has been loaded in this process (for the test that nothing loads it before it is used). */
+export function xpathLoaded(): boolean {
+  return engine !== undefined;
+}
