@@ -47,7 +47,7 @@ export class Admission {
   readonly #allowed: (host: string) => boolean;
   readonly #traps: TrapDetector;
   readonly #takenPerHost = new Map<string, number>();
-  readonly #queued: RecentKeys;
+  #queued: RecentKeys;
 
   constructor(settings: AdmissionSettings, allowedDomains: readonly string[]) {
     this.#settings = settings;
@@ -93,6 +93,11 @@ export class Admission {
    */
   noteQueued(request: Request): string | undefined {
     return this.#queued.note(request);
+  }
+
+  /** Forgets what was queued lately: the frontier says some of it may not be queued after all (Frontier.onForget). */
+  forgetQueued(): void {
+    this.#queued = new RecentKeys(this.#settings.maxDepth);
   }
 
   /** The depth a request may have at most, or null for none (max_depth). */

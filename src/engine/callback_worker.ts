@@ -62,6 +62,8 @@ export type ToWorker =
     pages: SentPage[];
     /** Keys (recent_keys.ts, queueKey) of the requests the crawl queued since its last message to this worker. */
     queued: string[];
+    /** Forget the keys told before `queued`: the queue said some of them may not be queued (Frontier.onForget). */
+    forget?: boolean;
   };
 
 /** What became of one page: its items and requests, or its callback's error. */
@@ -119,13 +121,15 @@ function sendHeld(): void {
  * crawl's thread, which does the fetching. The crawl's own check stays: this copy lags it by a message.
  */
 let queued = new RecentKeys(null);
+let maxDepth: number | null = null;
 
 async function init(message: Extract<ToWorker, { type: "init" }>): Promise<void> {
   try {
     const Class = pickSpider(await loadSpiders(message.file), message.spider, message.file);
     spider = new Class();
     applySpiderArgs(spider, message.args);
-    queued = new RecentKeys(message.maxDepth);
+    maxDepth = message.maxDepth;
+    queued = new RecentKeys(maxDepth);
     progress = message.progress;
     channel.post({ type: "ready" } satisfies FromWorker);
   } catch (error) {
@@ -138,6 +142,7 @@ const runs: SentPage[][] = [];
 let running = false;
 
 function received(message: Extract<ToWorker, { type: "run" }>): void {
+  if (message.forget) queued = new RecentKeys(maxDepth);
   for (const key of message.queued) queued.noteKey(key);
   runs.push(message.pages);
   if (!running) void runInTurn();

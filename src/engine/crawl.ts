@@ -147,6 +147,12 @@ export class Crawl {
     this.#stopGraceMs = options.stopGraceMs ?? STOP_GRACE_MS;
     spider.log = this.#log;
     this.#frontier.onFailure?.((error) => this.#fail(error));
+    // Links dropped as queued lately may not be queued: the crawl and its workers forget them (the frontier gives
+    // back the pages held now, whose links may have been dropped so).
+    this.#frontier.onForget?.(() => {
+      this.#ctx.admission.forgetQueued();
+      this.#ctx.workers?.forgetQueued();
+    });
     const saved = this.#frontier.savedStats?.();
     if (saved) this.stats.carryOn(saved);
     const downloader = new Downloader(this.settings, this.#log);

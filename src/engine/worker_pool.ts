@@ -48,6 +48,8 @@ interface Slot {
   ready: boolean;
   /** Keys of requests the crawl queued since its last message to this worker (see ToWorker's `run`). */
   queued: string[];
+  /** Whether the worker must forget the keys it was told before its next pages (see forgetQueued). */
+  forget: boolean;
   /** The worker's count of the pages it has finished (ToWorker's `init`): read if it dies. */
   progress: Int32Array;
   /** Pages whose outcomes have arrived. */
@@ -119,6 +121,7 @@ export class WorkerPool {
       worker,
       ready: false,
       queued: [],
+      forget: false,
       progress: new Int32Array(new SharedArrayBuffer(4)),
       reported: 0,
       tasks: [],
@@ -226,8 +229,15 @@ export class WorkerPool {
       const share = Math.min(BATCH, Math.ceil(this.#waiting.length / (free.length - index)));
       const given = this.#waiting.splice(0, share);
       slot.tasks.push(...given);
+      const forget = slot.forget ? { forget: true } : {};
+      slot.forget = false;
       slot.worker.post(
-        { type: "run", pages: given.map((task) => task.page), queued: slot.queued.splice(0) } satisfies ToWorker,
+        {
+          type: "run",
+          pages: given.map((task) => task.page),
+          queued: slot.queued.splice(0),
+          ...forget,
+        } satisfies ToWorker,
       );
     }
   }
@@ -269,6 +279,14 @@ export class WorkerPool {
       // A worker holds two generations of keys at most: for one stuck on a long callback, older ones are of no use.
       if (slot.queued.length >= 2 * KEYS_PER_GENERATION) slot.queued.splice(0, KEYS_PER_GENERATION);
       slot.queued.push(key);
+    }
+  }
+
+  /** The workers forget the keys they were told, before their next pages (see Frontier.onForget). */
+  forgetQueued(): void {
+    for (const slot of this.#slots) {
+      slot.queued = [];
+      slot.forget = true;
     }
   }
 

@@ -85,4 +85,11 @@ export interface Frontier {
    * the store can no longer be used, so a crawl stops even while it waits for something else.
    */
   onFailure?(handler: (error: Error) => void): void;
+  /**
+   * For stores whose answers can be undone (a shared queue: Redis restarted from older data, or this process taken
+   * for dead): calls `handler` each time requests the crawl handed over may not be queued after all, so that the
+   * crawl forgets which links it dropped as queued lately. The store gives back the pages held at that moment
+   * rather than finish them, so a link dropped before then is found again.
+   */
+  onForget?(handler: () => void): void;
 }

@@ -18,13 +18,17 @@ import { QueueError } from "../errors.ts";
 import { encodeStartUrl } from "./codec.ts";
 import { fingerprint } from "../spider/fingerprint.ts";
 import type { FrontierStatus } from "./frontier.ts";
-import { describe, RedisConnection, type ScriptArg } from "./redis_client.ts";
+import { describe, isLoading, RedisConnection, type ScriptArg } from "./redis_client.ts";
+import { retry } from "./retry.ts";
 import { keyPrefix, startLine } from "./redis_frontier.ts";
 import type { ScriptName } from "./redis_scripts.ts";
 import { checkQueueKey, maskQueueUrl, parseRedisUrl, type RedisTarget } from "../settings/redis_url.ts";
 
 /** URLs sent to Redis in one round trip, and the most a push holds in memory at once. */
 export const PUSH_BATCH = 1000;
+
+/** How long the mark `clear` leaves for processes still running is kept. */
+const CLEARED_MARK_SECONDS = 3600;
 
 /** Keys deleted per DEL (and asked for per SCAN) by `clear`. */
 const CLEAR_BATCH = 1000;
@@ -150,11 +154,17 @@ export class Queue {
     return this.#connecting;
   }
 
-  /** Runs `body` on the connection; anything Redis throws becomes a QueueError naming the server. */
+  /**
+   * Runs `body` on the connection; anything Redis throws becomes a QueueError naming the server. A server still
+   * loading its data (just restarted) is waited for, as a crawl's process waits: up to a lease (three timeouts).
+   */
   async #use<T>(body: (connection: RedisConnection) => Promise<T>): Promise<T> {
+    const started = Date.now();
     const connection = await this.#connection();
     try {
-      return await body(connection);
+      return await retry(() => body(connection), (error) => {
+        if (!isLoading(error) || Date.now() - started >= 3 * this.#timeoutMs) throw error;
+      });
     } catch (error) {
       if (error instanceof QueueError) throw error;
       throw new QueueError(`the queue at ${maskQueueUrl(this.#url)} failed: ${describe(error)}`, { cause: error });
@@ -250,6 +260,9 @@ export class Queue {
     const pattern = `${escapeGlob(this.#prefix)}:*`;
     return this.#use(async (connection) => {
       const redis = connection.client;
+      // Processes still at work find their keys gone at their next call; this tells them it was a clear (each says
+      // so in one line) rather than a Redis that lost data. It expires on its own, after an hour.
+      const running = await redis.zcard(`${this.#prefix}:procs`);
       let deleted = 0;
       let cursor = "0";
       do {
@@ -260,6 +273,7 @@ export class Queue {
           deleted += await redis.del(...keys.slice(i, i + CLEAR_BATCH));
         }
       } while (cursor !== "0");
+      if (running > 0) await redis.set(`${this.#prefix}:cleared`, "1", "EX", CLEARED_MARK_SECONDS);
       return deleted;
     });
   }

@@ -16,6 +16,44 @@ export type ScriptArg = string | number | Uint8Array;
 
 const MIN_VERSION = [6, 2];
 
+/**
+ * The commands the queue's scripts and `netweir queue clear` use. A server may have renamed or disabled some
+ * (`rename-command`) and still say 6.2: a script would then fail at that command, so the server is refused at once.
+ */
+const COMMANDS_USED = [
+  "eval",
+  "evalsha",
+  "lmove",
+  "lpop",
+  "lpush",
+  "rpush",
+  "llen",
+  "lrange",
+  "lrem",
+  "hset",
+  "hget",
+  "hmget",
+  "hdel",
+  "hexists",
+  "hincrby",
+  "hkeys",
+  "hvals",
+  "hlen",
+  "zadd",
+  "zrem",
+  "zrange",
+  "zrevrange",
+  "zrangebyscore",
+  "zscore",
+  "exists",
+  "rename",
+  "type",
+  "time",
+  "del",
+  "set",
+  "scan",
+];
+
 /** Reconnects at most a second apart, forever: giving up is the queue's decision, not the client's. */
 const retryStrategy = (attempt: number) => Math.min(attempt * 100, 1000);
 
@@ -75,6 +113,9 @@ export class RedisConnection {
       redis.disconnect();
       if (error instanceof QueueError) throw error;
       const cause = lastError ?? error;
+      if (/Protocol error/i.test((cause as Error)?.message ?? "")) {
+        throw new QueueError(`${connection.#label} did not answer as a Redis server does (is it one?)`, { cause });
+      }
       throw new QueueError(`cannot reach the queue at ${connection.#label}: ${describe(cause)}`, { cause });
     }
     return connection;
@@ -90,6 +131,17 @@ export class RedisConnection {
     const [major, minor] = [Number(version[1]), Number(version[2])];
     if (major < MIN_VERSION[0] || (major === MIN_VERSION[0] && minor < MIN_VERSION[1])) {
       throw new QueueError(`${this.#label} runs Redis ${major}.${minor}; the queue needs 6.2 or later`);
+    }
+    // A server (or a proxy in front of one) that does not list its commands is taken at its word.
+    const known = await this.#redis.call("COMMAND", "INFO", ...COMMANDS_USED).catch(() => undefined);
+    if (!Array.isArray(known)) return;
+    const missing = COMMANDS_USED.filter((_, i) => !known[i]).map((name) => name.toUpperCase());
+    if (missing.length > 0) {
+      throw new QueueError(
+        `${this.#label} lacks ${missing.join(", ")} (renamed or disabled?); the queue needs ${
+          missing.length === 1 ? "it" : "them"
+        }`,
+      );
     }
   }
 
@@ -210,13 +262,25 @@ function quietUnneededPassword(redis: Redis, onUnneeded: () => void): void {
  * too old or of the wrong kind).
  */
 export function mayPass(error: unknown): boolean {
-  const messages: string[] = [];
-  for (let e: unknown = error; e instanceof Error && messages.length < 5; e = e.cause) messages.push(e.message);
+  const messages = errorMessages(error);
   const text = messages.join(" ");
+  if (isLoading(error)) return true;
   if (/WRONGPASS|NOAUTH|NOPERM|invalid password|invalid username|DB index is out of range/i.test(text)) return false;
   // A certificate that does not check out will not start to by itself.
   if (/certificate|self[- ]signed|altnames|ERR_TLS|UNABLE_TO_VERIFY|wrong version number/i.test(text)) return false;
   return /^cannot reach the queue/.test(messages[0] ?? "");
+}
+
+/** The messages of an error and of its causes, at most five. */
+function errorMessages(error: unknown): string[] {
+  const messages: string[] = [];
+  for (let e: unknown = error; e instanceof Error && messages.length < 5; e = e.cause) messages.push(e.message);
+  return messages;
+}
+
+/** Whether an error is Redis saying it is still loading its data (after a restart): a wait, not a failure. */
+export function isLoading(error: unknown): boolean {
+  return errorMessages(error).some((message) => /^LOADING\b|\bLOADING Redis is loading/.test(message));
 }
 
 /** One line for an error from the client, in words a user reads (not ioredis's option names). */
@@ -227,5 +291,7 @@ export function describe(error: unknown): string {
     return "not connected to Redis";
   }
   if (/^Command timed out/i.test(message)) return "Redis did not answer in time";
+  if (/^LOADING\b/.test(message)) return "Redis is loading its data";
+  if (/Protocol error/i.test(message)) return "the server did not answer as a Redis server does";
   return maskSecrets(message.split("\n")[0]);
 }

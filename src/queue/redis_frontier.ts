@@ -18,9 +18,9 @@ import { decodeRequest, DEFAULT_ENTRY_LIMITS, encodeRequest, type EntryLimits } 
 import { fingerprint } from "../spider/fingerprint.ts";
 import { RecentFingerprints } from "./recent_fingerprints.ts";
 import type { Frontier, FrontierStats, FrontierStatus, Lease, LeaseOptions } from "./frontier.ts";
-import { describe, mayPass, RedisConnection, type ScriptArg } from "./redis_client.ts";
+import { describe, isLoading, mayPass, RedisConnection, type ScriptArg } from "./redis_client.ts";
 import type { ScriptName } from "./redis_scripts.ts";
-import { parseRedisUrl } from "../settings/redis_url.ts";
+import { maskQueueUrl, parseRedisUrl } from "../settings/redis_url.ts";
 import { type Clock, REAL_CLOCK } from "../runtime/clock.ts";
 import { retry } from "./retry.ts";
 
@@ -97,7 +97,7 @@ const MAX_FINISH_BATCH = 64;
 
 interface PendingFinish {
   lease: Lease;
-  payload: string;
+  lines: PushLine[];
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -113,6 +113,46 @@ interface PendingLease {
 
 /** A FINISH pair that releases a lease and queues nothing. */
 const releasePair = (id: string) => [id, ""];
+
+/** A request ready to travel: its payload line and what the filter keeps of its fingerprint. */
+interface PushLine {
+  fp: string;
+  line: string;
+  dontFilter: boolean;
+}
+
+/** Why Redis refused a call as stale (see redis_scripts.ts, stale): what it kept of this process's mark, and why. */
+interface Stale {
+  kept: number;
+  why: string;
+}
+
+/** The NWSTALE answer of a script, or undefined for any other error. */
+function staleAnswer(error: unknown): Stale | undefined {
+  const match = /^NWSTALE (\d+) (\w+)/.exec((error as Error)?.message ?? "");
+  return match ? { kept: Number(match[1]), why: match[2] } : undefined;
+}
+
+/** One line's start saying why a process forgets what it knew was queued (see RedisFrontier's #forget). */
+function forgetReason(why: string | undefined, leaseMs: number): string {
+  if (why === "dead") {
+    return `this process was taken for dead (silent for over ${leaseMs / 1000} s, queue_lease) and what it held went ` +
+      "back to the queue";
+  }
+  if (why === "cleared") {
+    return "the crawl's keys were deleted while this process ran (netweir queue clear): the requests waiting and held " +
+      "are gone, and the pages they lead to will not be fetched unless pushed again";
+  }
+  if (why === "lost") return "Redis has lost the crawl's data (restarted without persistence, or flushed)";
+  if (why?.startsWith("released:")) {
+    return `${why.slice(9)} finished requests were no longer held (taken back, or removed from Redis); their links ` +
+      "were not queued by this process";
+  }
+  return "Redis has lost changes this process made (restarted from older data, or a replica that was behind took over)";
+}
+
+/** A call Redis refused as stale, whose caller must decide again what to send (the pages it held are given back). */
+class StaleCall extends Error {}
 
 export class RedisFrontier implements Frontier {
   readonly #connection: RedisConnection;
@@ -134,8 +174,18 @@ export class RedisFrontier implements Frontier {
   readonly #sharedDelays = new Map<string, number>();
   readonly #limits: EntryLimits;
   readonly #badEntries: BadEntryLog;
-  /** Requests this process pushed or leased: the filter has them, so a link to one again is not sent to Redis. */
-  readonly #known = new RecentFingerprints();
+  /**
+   * Requests this process pushed or leased: the filter has them, so a link to one again is not sent to Redis. Only
+   * while Redis keeps what this process did: forgotten when it may not (see #forget).
+   */
+  #known = new RecentFingerprints();
+  /** How many of this process's calls Redis said it has kept (P:marks), sent with each call to be checked. */
+  #ack = 0;
+  /** Counts the times this process forgot what it knew; a call remembers the one it was sent in. */
+  #epoch = 0;
+  /** Leases held when this process last forgot: their pages' links may have been dropped as known, so they go back. */
+  readonly #tainted = new Set<string>();
+  #onForget: (() => void) | undefined;
   readonly #stats = { pushed: 0, leased: 0, leases_reclaimed: 0 };
   #droppedUnqueueable = 0;
   /** Pages waiting to be finished while a FINISH call is on its way. */
@@ -193,7 +243,21 @@ export class RedisFrontier implements Frontier {
       clockSleep(clock),
     );
     const frontier = new RedisFrontier(connection, options);
-    await frontier.#heartbeat(true);
+    // A server restarted with persistence answers LOADING until its data is read: a wait, as for one that is down.
+    await retry(() => frontier.#heartbeat(true), (error, attempt) => {
+      const waited = clock.now() - started;
+      if (!isLoading(error) || waited >= options.leaseSeconds * 1000) {
+        connection.close();
+        if (!isLoading(error)) throw error;
+        throw new QueueError(
+          `${maskQueueUrl(options.url)} was still loading its data after ${Math.round(waited / 1000)} s`,
+        );
+      }
+      if (attempt === 0) {
+        warn(`${maskQueueUrl(options.url)} is loading its data; waiting for up to ${options.leaseSeconds} s`);
+      }
+      return options.leaseSeconds * 1000 - waited;
+    }, clockSleep(clock));
     frontier.#scheduleHeartbeat();
     return frontier;
   }
@@ -221,17 +285,31 @@ export class RedisFrontier implements Frontier {
    * Runs a script until it answers, at most a second between tries, failing for good once a lease has passed
    * since the last heartbeat got through or since this call began.
    */
-  async #call(name: ScriptName, args: ScriptArg[]): Promise<unknown> {
+  async #call(name: ScriptName, args: () => ScriptArg[], staleEnds = false): Promise<unknown> {
     const started = this.#clock.now();
-    return await retry(() => {
+    return await retry(async () => {
       if (this.#fatal) throw this.#fatal;
-      return this.#connection.script(name, [this.#prefix, ...args]);
+      const epoch = this.#epoch;
+      try {
+        return await this.#connection.script(name, [this.#prefix, ...args()]);
+      } catch (error) {
+        const stale = staleAnswer(error);
+        if (!stale) throw error;
+        this.#forget(stale, epoch);
+        throw new StaleCall("Redis refused the call as stale");
+      }
     }, (error, attempt) => {
       if (error === this.#fatal) throw error;
+      // Asked again at once, built anew (with this process's new mark, and without what it forgot), unless the
+      // caller must choose again what to send.
+      if (error instanceof StaleCall) {
+        if (staleEnds) throw error;
+        return 0;
+      }
       if (this.#closed) throw new QueueError("the queue is closed");
       // A lease whose answer was lost (a timeout, or a connection that broke after the server ran it) may hold
       // requests this process never got; the next beat gives back any such ids.
-      if (name === "nwFinish" && Number(args[1]) > 0) this.#maybeOrphans = true;
+      if (name === "nwFinish") this.#maybeOrphans = true;
       const now = this.#clock.now();
       if (now - this.#lastHeartbeat > this.#leaseMs) {
         throw this.#fail(
@@ -248,14 +326,20 @@ export class RedisFrontier implements Frontier {
   }
 
   async #heartbeat(joining = false): Promise<void> {
-    const [reclaimed, bad] = (
-      await this.#connection.script("nwHeartbeat", [
-        this.#prefix,
-        this.#pid,
-        this.#leaseMs,
-        joining ? 1 : 0,
-      ]) as unknown[]
-    ).map(Number);
+    const beat = () =>
+      this.#connection.script("nwHeartbeat", [this.#prefix, this.#pid, this.#leaseMs, joining ? 1 : 0, this.#ack]);
+    const epoch = this.#epoch;
+    let answer: unknown;
+    try {
+      answer = await beat();
+    } catch (error) {
+      const stale = staleAnswer(error);
+      if (!stale) throw error;
+      // Taken for dead, or Redis lost what this process did: it forgets, and beats again (joining anew).
+      this.#forget(stale, epoch);
+      answer = await beat();
+    }
+    const [reclaimed, bad] = (answer as unknown[]).map(Number);
     this.#lastHeartbeat = this.#clock.now();
     if (bad > 0) this.#bad(`${bad} held entries of silent processes that were not in the queue's shape`, bad);
     this.#badEntries.summarise();
@@ -270,7 +354,7 @@ export class RedisFrontier implements Frontier {
   async #returnOrphans(): Promise<void> {
     // While a lease is on its way, ids it took are held in Redis but not yet known here: they are not orphans.
     if (this.#leasesInFlight > 0) return;
-    const ids = await this.#connection.script("nwHeldIds", [this.#prefix, this.#pid]) as string[];
+    const ids = await this.#connection.script("nwHeldIds", [this.#prefix, this.#pid]) as unknown[];
     const unknown = ids.map(String).filter((id) => !this.#held.has(id));
     if (unknown.length > 0) {
       const [, bad] = (await this.#connection.script("nwGiveBack", [this.#prefix, this.#pid, ...unknown]) as unknown[])
@@ -304,36 +388,85 @@ export class RedisFrontier implements Frontier {
   }
 
   /**
-   * The push payload of some requests. One that cannot travel (a callback that is not a method of the spider, meta
+   * The payload lines of some requests. One that cannot travel (a callback that is not a method of the spider, meta
    * that is not JSON) is left out with an error in the log and counted as dropped.unqueueable: failing the whole
    * finish would send the page back to the queue, to fail every process that takes it in turn.
    */
-  #payload(requests: readonly Request[]): string {
-    const lines: string[] = [];
+  #lines(requests: readonly Request[]): PushLine[] {
+    const lines: PushLine[] = [];
     for (const request of requests) {
       const fp = filterFingerprint(request);
       if (!request.dontFilter && this.#known.has(fp)) continue;
       try {
-        lines.push(pushLine(request, encodeRequest(this.#options.spider, request, this.#limits), fp));
-        // The call that sends it puts it in the filter, or it was there; if the call fails for good, the process
-        // stops (a queue that cannot be reached for a lease), so nothing is ever skipped that the filter lacks.
-        this.#known.add(fp);
+        const line = pushLine(request, encodeRequest(this.#options.spider, request, this.#limits), fp);
+        lines.push({ fp, line, dontFilter: request.dontFilter });
       } catch (error) {
         if (!(error instanceof TypeError)) throw error;
         this.#droppedUnqueueable++;
         this.#options.log.error(`cannot queue ${request.url}: ${error.message}`);
       }
     }
-    return lines.join("\n");
+    return lines;
+  }
+
+  /**
+   * A payload of lines, leaving out the requests this process knows the filter has, as it knows it now (it may have
+   * learnt more since the lines were made, or forgotten all). What is sent is known from then on: the call that sends
+   * it puts it in the filter, or it was there. If that call fails for good the process stops (a queue that cannot be
+   * reached for a lease); if Redis loses it, or the page it belongs to is no longer held, the process forgets.
+   */
+  #payload(lines: readonly PushLine[]): string {
+    const sent: string[] = [];
+    for (const { fp, line, dontFilter } of lines) {
+      if (!dontFilter && this.#known.has(fp)) continue;
+      sent.push(line);
+      this.#known.add(fp);
+    }
+    return sent.join("\n");
   }
 
   async push(requests: readonly Request[]): Promise<number> {
     if (requests.length === 0) return 0;
-    const payload = this.#payload(requests);
-    if (payload === "") return 0;
-    const added = Number(await this.#call("nwPush", [payload]));
+    const lines = this.#lines(requests);
+    if (lines.length === 0) return 0;
+    const [added, mark, aside] =
+      (await this.#call("nwPush", () => [this.#payload(lines), this.#pid, this.#ack]) as unknown[]).map(Number);
+    this.#acknowledged(mark);
+    if (aside > 0) this.#bad(`${aside} queue key(s) that were not of the queue's types, set aside`, aside);
     this.#stats.pushed += added;
     return added;
+  }
+
+  /** Notes the mark of a call Redis answered: every later call is checked against it (see redis_scripts.ts, stale). */
+  #acknowledged(mark: number): void {
+    if (mark > this.#ack) this.#ack = mark;
+  }
+
+  /**
+   * Called when what this process remembers as queued may not be: Redis refused a call as stale (it lost changes
+   * this process made, its keys were cleared, or this process was taken for dead), or a finished page was no longer
+   * held. It forgets the links it knew were queued (and has the crawl forget its own, through onForget); the pages it
+   * holds now may have had links dropped as known, so they go back to the queue instead of being finished; and it
+   * looks for leases Redis holds for it that it does not know of. `epoch` is the one the refused call was sent in:
+   * calls sent before an earlier forget need no second one.
+   */
+  #forget(stale: Stale | undefined, epoch: number): void {
+    if (epoch !== this.#epoch) return;
+    this.#epoch++;
+    if (stale) this.#ack = stale.kept;
+    this.#known = new RecentFingerprints();
+    for (const id of this.#held.keys()) this.#tainted.add(id);
+    this.#maybeOrphans = true;
+    this.#options.log.warning(
+      `${forgetReason(stale?.why, this.#leaseMs)}: it forgets which links it knew were queued, ` +
+        `and gives back the ${this.#tainted.size} requests it holds instead of finishing them`,
+    );
+    this.#onForget?.();
+  }
+
+  /** `handler` is called each time this store forgets what it knew was queued (see {@link Frontier.onForget}). */
+  onForget(handler: () => void): void {
+    this.#onForget = handler;
   }
 
   /**
@@ -363,11 +496,12 @@ export class RedisFrontier implements Frontier {
           const releases = this.#releasing;
           this.#releasing = [];
           try {
-            reply = await this.#call("nwFinish", [
-              ...this.#leaseArgs(asked, skip, delays),
-              ...releases.flatMap(releasePair),
-            ])
-              .then((answer) => (answer as unknown[]).slice(releases.length));
+            reply = this.#answered(
+              await this.#call("nwFinish", () => [
+                ...this.#leaseArgs(asked, skip, delays),
+                ...releases.flatMap(releasePair),
+              ]) as unknown[],
+            ).slice(releases.length);
           } catch (error) {
             this.#releasing.unshift(...releases);
             throw error;
@@ -397,7 +531,9 @@ export class RedisFrontier implements Frontier {
     const releases = this.#releasing;
     this.#releasing = [];
     try {
-      await this.#call("nwFinish", [...this.#leaseArgs(0), ...releases.flatMap(releasePair)]);
+      this.#answered(
+        await this.#call("nwFinish", () => [...this.#leaseArgs(0), ...releases.flatMap(releasePair)]) as unknown[],
+      );
     } catch (error) {
       this.#releasing.unshift(...releases);
       throw error;
@@ -415,6 +551,7 @@ export class RedisFrontier implements Frontier {
     const minDelayMs = Math.round((polite?.minDelay ?? 0) * 1000);
     return [
       this.#pid,
+      this.#ack,
       max,
       this.#limits.maxBytes,
       perDomain,
@@ -464,16 +601,25 @@ export class RedisFrontier implements Frontier {
   }
 
   /**
-   * Reads the `take` part of a FINISH answer (id, entry, ..., keys set aside, entries too big): usable requests go
-   * to `leases`, the rest are counted and queued for release. Returns how many entries the server took.
+   * A FINISH answer with the keys it set aside counted and this process's new mark noted: each page's result, then
+   * the ids and entries taken, then the number of entries too big (what #takeReply reads).
+   */
+  #answered(answer: unknown[]): unknown[] {
+    const [badKeys, oversized, mark] = answer.slice(-3).map(Number);
+    this.#acknowledged(mark);
+    if (badKeys > 0) this.#bad(`${badKeys} queue key(s) that were not of the queue's types, set aside`, badKeys);
+    return [...answer.slice(0, -3), oversized];
+  }
+
+  /**
+   * Reads the `take` part of a FINISH answer (id, entry, ..., entries too big): usable requests go to `leases`, the
+   * rest are counted and queued for release. Returns how many entries the server took.
    */
   #takeReply(reply: unknown[], leases: Lease[]): number {
-    const entries = reply.length - 2;
-    for (let i = 0; i + 1 < entries; i += 2) this.#held.set(String(reply[i]), "");
-    const badKeys = Number(reply[entries]);
-    const oversized = Number(reply[entries + 1]);
-    if (badKeys > 0) this.#bad(`${badKeys} queue key(s) that were not lists of requests, set aside`, badKeys);
+    const entries = reply.length - 1;
+    const oversized = Number(reply[entries]);
     if (oversized > 0) this.#bad(`${oversized} entries over ${this.#limits.maxBytes} bytes`, oversized);
+    for (let i = 0; i + 1 < entries; i += 2) this.#held.set(String(reply[i]), "");
     for (let i = 0; i + 1 < entries; i += 2) {
       const id = String(reply[i]);
       const request = this.#usable(String(reply[i + 1]));
@@ -498,6 +644,7 @@ export class RedisFrontier implements Frontier {
   #release(id: string): void {
     const host = this.#held.get(id);
     this.#held.delete(id);
+    this.#tainted.delete(id);
     if (!host) return;
     const count = (this.#heldHosts.get(host) ?? 1) - 1;
     if (count > 0) this.#heldHosts.set(host, count);
@@ -524,9 +671,9 @@ export class RedisFrontier implements Frontier {
    * and a quiet one waits for nothing.
    */
   finish(lease: Lease, yielded: readonly Request[]): Promise<void> {
-    const payload = this.#payload(yielded);
+    const lines = this.#lines(yielded);
     return new Promise<void>((resolve, reject) => {
-      this.#finishing.push({ lease, payload, resolve, reject });
+      this.#finishing.push({ lease, lines, resolve, reject });
       void this.#sendFinishes();
     });
   }
@@ -537,60 +684,82 @@ export class RedisFrontier implements Frontier {
     try {
       while (this.#finishing.length > 0) {
         const batch = this.#finishing.splice(0, MAX_FINISH_BATCH);
+        // Pages held when this process forgot what it knew was queued: their links may have been dropped as known
+        // (here, in the crawl or in its workers), so finishing them could lose links. They go back to be fetched again.
+        const tainted = batch.filter((one) => this.#tainted.has(one.lease.id));
+        const pages = tainted.length > 0 ? batch.filter((one) => !this.#tainted.has(one.lease.id)) : batch;
+        if (tainted.length > 0) await this.#giveBackTainted(tainted);
+        if (pages.length === 0 && this.#leaseWithFinish === undefined) continue;
         const lease = this.#leaseWithFinish;
         this.#leaseWithFinish = undefined;
         const releases = this.#releasing;
         this.#releasing = [];
         let results: unknown[];
         try {
-          const args = [...batch.flatMap((one) => [one.lease.id, one.payload]), ...releases.flatMap(releasePair)];
-          results = await this.#call("nwFinish", [
-            ...this.#leaseArgs(lease?.max ?? 0, lease?.skip, lease?.delays),
-            ...args,
-          ]) as unknown[];
+          results = this.#answered(
+            await this.#call("nwFinish", () => [
+              ...this.#leaseArgs(lease?.max ?? 0, lease?.skip, lease?.delays),
+              ...pages.flatMap((one) => [one.lease.id, this.#payload(one.lines)]),
+              ...releases.flatMap(releasePair),
+            ], true) as unknown[],
+          );
         } catch (error) {
           this.#releasing.unshift(...releases);
-          for (const one of batch) one.reject(error);
+          if (error instanceof StaleCall) {
+            // Nothing was done: the pages, now tainted, go back at the next turn; the lease asks again later.
+            this.#finishing.unshift(...pages);
+            lease?.resolve([0]);
+            continue;
+          }
+          for (const one of pages) one.reject(error);
           lease?.reject(error);
           continue;
         }
         for (const id of releases) this.#held.delete(id);
-        lease?.resolve(results.slice(batch.length + releases.length));
-        batch.forEach((one, i) => {
+        lease?.resolve(results.slice(pages.length + releases.length));
+        let gone = 0;
+        pages.forEach((one, i) => {
           const added = Number(results[i]);
           this.#release(one.lease.id);
           if (added > 0) this.#stats.pushed += added;
-          if (added < 0) {
-            // Its lease was gone: taken back while this process was thought dead (whoever fetches the page again
-            // queues its links), or Redis lost its data (restarted without persistence).
-            this.#options.log.warning(
-              `request ${one.lease.request?.url ?? one.lease.id} was no longer held; its links were not queued`,
-            );
-          }
+          if (added < 0) gone++;
           one.resolve();
         });
+        // A lease gone while its page was fetched: taken back (whoever fetches the page again queues its links), or
+        // removed by hand. Links this process dropped as known may have been among that page's, so it forgets.
+        if (gone > 0) this.#forget({ kept: this.#ack, why: `released:${gone}` }, this.#epoch);
       }
     } finally {
       this.#finishInFlight = false;
     }
   }
 
+  /** Gives back pages held when this process forgot (see #sendFinishes), and settles their finish. */
+  async #giveBackTainted(pages: PendingFinish[]): Promise<void> {
+    try {
+      await this.giveBack(pages.map((one) => one.lease));
+      for (const one of pages) one.resolve();
+    } catch (error) {
+      for (const one of pages) one.reject(error);
+    }
+  }
+
   async giveBack(leases: readonly Lease[]): Promise<void> {
     if (leases.length === 0) return;
-    const [, bad] = (await this.#call("nwGiveBack", [this.#pid, ...leases.map((lease) => lease.id)]) as unknown[])
-      .map(Number);
+    const ids = leases.map((lease) => lease.id);
+    const [, bad] = (await this.#call("nwGiveBack", () => [this.#pid, ...ids]) as unknown[]).map(Number);
     for (const lease of leases) this.#release(lease.id);
     if (bad > 0) this.#bad(`${bad} held entries that were not in the queue's shape`, bad);
   }
 
   async ended(): Promise<boolean> {
     const idle = this.#options.idleSeconds;
-    const idleMs = Number(await this.#call("nwIdle", []));
+    const idleMs = Number(await this.#call("nwIdle", () => []));
     return idle !== null && idleMs >= idle * 1000;
   }
 
   async status(): Promise<FrontierStatus> {
-    const [waiting, held, processes, seen, queued] = (await this.#call("nwStatus", []) as unknown[]).map(Number);
+    const [waiting, held, processes, seen, queued] = (await this.#call("nwStatus", () => []) as unknown[]).map(Number);
     return { waiting, held, processes, seen, queued };
   }
 

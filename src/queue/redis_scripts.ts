@@ -11,6 +11,8 @@
  *   P:held:PID       hash: lease id -> "PRIO\nHOST\n" + encoded request, what process PID has taken and not finished
  *   P:procs          sorted set: process id -> time of its last heartbeat (ms, Redis's clock)
  *   P:meta           hash: seen (filter size), queued (ever queued), seq (last lease id), idle_since (ms)
+ *   P:marks          hash: process id -> how many of its FINISH and PUSH calls Redis has kept (see stale)
+ *   P:lease          hash: process id -> its queue_lease in ms, so that status counts only live processes
  *   P:bad:...        keys found where a list should be and set aside (written by hand, say)
  *   P:busy           hash, with politeness_scope=crawl: host -> requests of it held by any process
  *   P:last           hash, with politeness_scope=crawl: host -> time (ms) its last request leased is due to start
@@ -29,6 +31,86 @@ local function now_ms()
 end
 local function unhex(h)
   return (string.gsub(h, '..', function(cc) return string.char(tonumber(cc, 16)) end))
+end
+-- Sets aside a key that is not of the type the queue keeps there (written by hand, say), so it cannot stop anyone
+-- again. Counted in ASIDE, which each script reports among its bad entries.
+local ASIDE = 0
+local function set_aside(key)
+  redis.call('RENAME', key, P .. ':bad:' .. string.sub(key, string.len(P) + 2))
+  ASIDE = ASIDE + 1
+end
+-- Runs a command that writes to key; when key is of another type (written by hand), sets it aside and runs it again
+-- on a fresh key. A command that fails changes nothing, so this costs nothing when the key is fine.
+local function write_to(command, key, ...)
+  local answer = redis.pcall(command, key, ...)
+  if type(answer) == 'table' and answer.err then
+    set_aside(key)
+    answer = redis.call(command, key, ...)
+  end
+  return answer
+end
+-- Whether key is a hash or absent: a held key someone wrote as another type is set aside rather than stop the script.
+local function is_hash(key)
+  local kind = redis.call('TYPE', key)['ok']
+  return kind == 'hash' or kind == 'none'
+end
+-- What process pid holds (its held entries), {} when its key is not a hash (set aside: junk written by hand).
+local function held_entries(pid)
+  local key = P .. ':held:' .. pid
+  local ok, entries = pcall(redis.call, 'HVALS', key)
+  if ok then return entries end
+  set_aside(key)
+  return {}
+end
+-- How many requests process pid holds; 0 for a held key that is not a hash (left for a heartbeat to set aside).
+local function held_count(pid)
+  local ok, count = pcall(redis.call, 'HLEN', P .. ':held:' .. pid)
+  if ok then return count end
+  return 0
+end
+-- Removes a process that left or was taken for dead: what it holds (already put back), its heartbeat, its lease and
+-- its mark, so that a process taken for dead finds at its next call that what it remembers may be gone (see stale).
+local function forget_process(pid)
+  redis.call('DEL', P .. ':held:' .. pid)
+  redis.call('ZREM', P .. ':procs', pid)
+  redis.call('HDEL', P .. ':lease', pid)
+  redis.call('HDEL', P .. ':marks', pid)
+end
+-- The lease of a process that never said its own (one of an older version): queue_lease's default.
+local DEFAULT_LEASE_MS = 60000
+-- A priority as the queue can keep it: a number, and not NaN (which ZADD refuses; Lua's tonumber reads 'nan').
+local function prio_number(text)
+  local n = tonumber(text)
+  if n == nil or n ~= n then return nil end
+  return n
+end
+-- Whether Redis has lost changes process pid made, checked before a call changes anything. P:marks counts the calls
+-- of each process that changed Redis (every FINISH and PUSH of a crawl's process bumps it); the process sends the
+-- count from the last answer it got (ack). Fewer here means Redis lost some of them: it was restarted from older data
+-- or failed over to a replica that was behind, the crawl's keys were cleared, or the process was taken for dead
+-- (its mark goes with its requests). Then what the process remembers as queued may not be, and the call answers
+-- NWSTALE with what is kept and why, having changed nothing. A pid of '' (netweir queue push) is never checked.
+local function stale(pid, ack)
+  if pid == '' then return nil end
+  local ok, kept = pcall(redis.call, 'HGET', P .. ':marks', pid)
+  if not ok then
+    set_aside(P .. ':marks')
+    kept = false
+  end
+  kept = tonumber(kept or '0') or 0
+  if kept >= ack then return nil end
+  local why = 'behind'
+  if redis.call('EXISTS', P .. ':cleared') == 1 then
+    why = 'cleared'
+  elseif redis.call('EXISTS', P .. ':meta') == 0 then
+    why = 'lost'
+  elseif not redis.call('ZSCORE', P .. ':procs', pid) then
+    why = 'dead'
+  end
+  return redis.error_reply('NWSTALE ' .. kept .. ' ' .. why)
+end
+local function bump_mark(pid)
+  return redis.call('HINCRBY', P .. ':marks', pid, 1)
 end
 -- The duplicate filter: fingerprints in hashes ("buckets") named after the fingerprint's first hex digits, each
 -- kept small enough to stay a listpack (about 20 bytes a fingerprint, plus about 100 for the bucket). As the filter
@@ -52,11 +134,16 @@ local function seen_field(level, fp)
 end
 -- Whether a fingerprint (fphex: 32 hex digits; fp: its 16 bytes) is in the filter, adding it at the current level
 -- if not. The older levels are looked up; at the current one HSET both adds and answers (0: it was there).
-local function seen_or_add(fphex, fp, level)
+-- A bucket that is not a hash (written by hand) is set aside: it held no fingerprint, and an
+-- error here would end the script after it had released pages (the links of which would then never be queued).
+local function seen_or_add(b, fphex, fp, level)
   for l = 0, level - 1 do
-    if redis.call('HEXISTS', seen_key(l, fphex), seen_field(l, fp)) == 1 then return true end
+    local key = seen_key(l, fphex)
+    local found = redis.pcall('HEXISTS', key, seen_field(l, fp))
+    if found == 1 then return true end
+    if type(found) == 'table' then set_aside(key) end
   end
-  return redis.call('HSET', seen_key(level, fphex), seen_field(level, fp), '') == 0
+  return write_to('HSET', seen_key(level, fphex), seen_field(level, fp), '') == 0
 end
 -- Adding requests goes in three steps, so that a call adding several payloads (a FINISH of several pages) reads
 -- and writes the shared counters once: batch() starts, add(b, i) adds the payload ARGV[i], flush(b) writes.
@@ -66,7 +153,12 @@ end
 -- has seen is left out unless DONT_FILTER is '1'. Per request it costs one HSET, after a HEXISTS for each older
 -- filter level; each host's list gets one RPUSH per priority, and the counters are written once for the batch.
 local function batch()
-  return { seen = tonumber(redis.call('HGET', P .. ':meta', 'seen') or '0'), fresh = 0, added = 0, lists = {}, order = {} }
+  local ok, seen = pcall(redis.call, 'HGET', P .. ':meta', 'seen')
+  if not ok then
+    set_aside(P .. ':meta')
+    seen = false
+  end
+  return { seen = tonumber(seen or '0') or 0, fresh = 0, added = 0, lists = {}, order = {} }
 end
 -- Adds the payload ARGV[i] to batch b: into the filter at once (so a duplicate later in the call is caught), onto
 -- the queue at flush. Returns how many of its requests will be queued.
@@ -81,10 +173,10 @@ local function add(b, i)
     local s4 = s3 and string.find(payload, ' ', s3 + 1, true)
     if s4 and s4 < nl and s4 > s3 + 1 then
       local prio = string.sub(payload, s1 + 1, s2 - 1)
-      if tonumber(prio) ~= nil then
+      if prio_number(prio) ~= nil then
         local fphex = string.lower(string.sub(payload, pos, s1 - 1))
         local queue = true
-        if seen_or_add(fphex, unhex(fphex), level_for(b.seen + b.fresh)) then
+        if seen_or_add(b, fphex, unhex(fphex), level_for(b.seen + b.fresh)) then
           queue = string.sub(payload, s2 + 1, s3 - 1) == '1'
         else
           b.fresh = b.fresh + 1
@@ -119,12 +211,12 @@ local function flush(b)
     local length = 0
     -- unpack() of a few thousand values at most: Lua's C stack has room for about 8,000.
     for first = 1, #list, 1000 do
-      length = redis.call('RPUSH', P .. ':q:' .. name, unpack(list, first, math.min(first + 999, #list)))
+      length = write_to('RPUSH', P .. ':q:' .. name, unpack(list, first, math.min(first + 999, #list)))
     end
-    if length == #list then redis.call('RPUSH', P .. ':hosts:' .. list.prio, list.host) end
+    if length == #list then write_to('RPUSH', P .. ':hosts:' .. list.prio, list.host) end
     prios[list.prio] = true
   end
-  for prio in pairs(prios) do redis.call('ZADD', P .. ':prios', tonumber(prio), prio) end
+  for prio in pairs(prios) do redis.call('ZADD', P .. ':prios', prio_number(prio), prio) end
   redis.call('HINCRBY', P .. ':meta', 'queued', b.added)
   redis.call('HDEL', P .. ':meta', 'idle_since')
 end
@@ -148,26 +240,21 @@ local function requeue(entry)
   local nl2 = nl and string.find(entry, '\\n', nl + 1, true)
   if not nl2 or nl2 == nl + 1 then return 0 end
   local prio = string.sub(entry, 1, nl - 1)
-  if tonumber(prio) == nil then return 0 end
+  if prio_number(prio) == nil then return 0 end
   local host = string.sub(entry, nl + 1, nl2 - 1)
   if redis.call('HEXISTS', P .. ':busy', host) == 1 then release_busy(host) end
-  local ok, length = pcall(redis.call, 'LPUSH', P .. ':q:' .. prio .. ':' .. host, string.sub(entry, nl2 + 1))
-  if not ok then return 0 end
-  if length == 1 then redis.call('LPUSH', P .. ':hosts:' .. prio, host) end
-  redis.call('ZADD', P .. ':prios', tonumber(prio), prio)
+  local length = write_to('LPUSH', P .. ':q:' .. prio .. ':' .. host, string.sub(entry, nl2 + 1))
+  if length == 1 then write_to('LPUSH', P .. ':hosts:' .. prio, host) end
+  redis.call('ZADD', P .. ':prios', prio_number(prio), prio)
   return 1
-end
--- Sets aside a key that should be a list and is not (written by hand, say), so it cannot stop anyone again.
-local function set_aside(key)
-  redis.call('RENAME', key, P .. ':bad:' .. string.sub(key, string.len(P) + 2))
 end
 -- Records a heartbeat for pid, then takes up to max requests and holds them for it: the highest priority first;
 -- within a priority, hosts in turn (a fair share of what is left from each, the host then going to the end of the
 -- line), passing over the hosts in hard (which this process has enough of waiting); within a host, oldest first.
 -- The hosts in soft (of which it already holds a full share) are passed over too, and then, if the lease is not full,
 -- taken from in a second walk: a crawl of one site is not slowed, a crawl of many fills its slots with other sites. Entries
--- longer than max_bytes are dropped unread. Appends id, encoded, id, encoded, ... to out, and last the number of
--- keys found not to be lists and the number of entries dropped for their size. With polite ({ per_domain, delay }:
+-- longer than max_bytes are dropped unread. Appends id, encoded, id, encoded, ... to out; returns the number of entries
+-- dropped for their size (keys found not to be lists are set aside, and counted in ASIDE). With polite ({ per_domain, delay }:
 -- politeness_scope=crawl), a host is also passed over while the whole crawl holds per_domain of its requests or a
 -- delay has not passed since its last start (taking k at once puts that start k - 1 delays from now).
 local function take(pid, max, max_bytes, hard, soft, out, polite)
@@ -175,8 +262,8 @@ local function take(pid, max, max_bytes, hard, soft, out, polite)
   for host in pairs(hard) do skip[host] = true end
   for host in pairs(soft) do skip[host] = true end
   local now = now_ms()
-  redis.call('ZADD', P .. ':procs', now, pid)
-  local bad, big, taken = 0, 0, 0
+  write_to('ZADD', P .. ':procs', now, pid)
+  local big, taken = 0, 0
   local fields, entries = {}, {}
   -- One walk over the priorities, passing over the hosts in pass.
   local function walk(pass)
@@ -185,18 +272,14 @@ local function take(pid, max, max_bytes, hard, soft, out, polite)
       if taken >= max then break end
       local ring = P .. ':hosts:' .. prio
       local ok, hosts = pcall(redis.call, 'LLEN', ring)
-      if tonumber(prio) == nil then
+      if prio_number(prio) == nil then
         -- A priority that is not a number (written by hand): its requests could not be put back if given back.
-        if redis.call('EXISTS', ring) == 1 then
-          set_aside(ring)
-          bad = bad + 1
-        end
+        if redis.call('EXISTS', ring) == 1 then set_aside(ring) end
         redis.call('ZREM', P .. ':prios', prio)
         hosts = 0
       elseif not ok then
         set_aside(ring)
         redis.call('ZREM', P .. ':prios', prio)
-        bad = bad + 1
         hosts = 0
       elseif hosts == 0 then
         redis.call('ZREM', P .. ':prios', prio)
@@ -225,7 +308,6 @@ local function take(pid, max, max_bytes, hard, soft, out, polite)
           if type(items) == 'table' and items.err then
             set_aside(list)
             items = false
-            bad = bad + 1
           end
           if not items or #items < share or redis.call('EXISTS', list) == 0 then
             -- The list is gone (emptied, or set aside): the host leaves the ring, from the end it was just moved to.
@@ -261,53 +343,63 @@ local function take(pid, max, max_bytes, hard, soft, out, polite)
   end
   if taken > 0 then
     -- Ids last - n + 1 .. last, from one HINCRBY; the entries held in one HSET (in pieces of 1,000 for unpack()).
-    local last = redis.call('HINCRBY', P .. ':meta', 'seq', taken)
+    local last = write_to('HINCRBY', P .. ':meta', 'seq', taken)
     local held = {}
     for k = 1, taken do
       local id = tostring(last - taken + k)
       held[#held + 1] = id
       held[#held + 1] = fields[k]
       if #held >= 2000 then
-        redis.call('HSET', P .. ':held:' .. pid, unpack(held))
+        write_to('HSET', P .. ':held:' .. pid, unpack(held))
         held = {}
       end
       out[#out + 1] = id
       out[#out + 1] = entries[k]
     end
-    if #held > 0 then redis.call('HSET', P .. ':held:' .. pid, unpack(held)) end
+    if #held > 0 then write_to('HSET', P .. ':held:' .. pid, unpack(held)) end
   end
-  out[#out + 1] = bad
-  out[#out + 1] = big
+  return big
 end
 `;
 
-/** ARGV: P, payload (see add). Returns how many were queued. */
+/**
+ * ARGV: P, payload (see add), and for a crawl's own process its pid and ack (see stale). Returns how many were
+ * queued; with a pid, {queued, the process's new mark, keys set aside}.
+ */
 export const PUSH = COMMON + `
+local pid, ack = ARGV[3] or '', tonumber(ARGV[4] or '0')
+local refused = stale(pid, ack)
+if refused then return refused end
 local b = batch()
 local added = add(b, 2)
 flush(b)
-return added
+if pid == '' then return added end
+return {added, bump_mark(pid), ASIDE}
 `;
 
 /**
- * ARGV: P, pid, max, max_bytes, per_domain and min_delay_ms (0 and 0 unless politeness_scope=crawl), n, n hosts to
- * pass over, s, s hosts to take from last, m, m pairs of host and delay in ms (for P:delay), then pairs of lease id
- * and payload (see add). First,
- * for each page, in one step: releases its lease and queues what it yielded. Several pages go in one call when
- * they finish while an earlier call is on its way. A lease no longer held (taken back after this process was
- * thought dead) queues nothing: whoever fetches the page again queues its links. Then, when max > 0, leases (see
- * take): the same call that queues a page's links can hand out the next page. Returns the result of each page (how
- * many were queued, or -1 for a lease not held), followed by what take returns.
+ * ARGV: P, pid, ack (see stale), max, max_bytes, per_domain and min_delay_ms (0 and 0 unless
+ * politeness_scope=crawl), n, n hosts to pass over, s, s hosts to take from last, m, m pairs of host and delay in ms
+ * (for P:delay), then pairs of lease id and payload (see add). First, for each page, in one step: releases its lease
+ * and queues what it yielded. Several pages go in one call when they finish while an earlier call is on its way. A
+ * lease no longer held queues nothing: whoever fetches the page again queues its links. Then, when max > 0, leases
+ * (see take): the same call that queues a page's links can hand out the next page. Returns the result of each page
+ * (how many were queued, or -1 for a lease not held), the ids and entries taken, then the keys set aside, the
+ * entries dropped for their size and the process's new mark. Nothing it does can fail on data someone else wrote:
+ * such keys are set aside, so the call never stops halfway, with pages released and their links not queued.
  */
 export const FINISH = COMMON + `
-local pid, max, max_bytes = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
-local per_domain, min_delay = tonumber(ARGV[5]), tonumber(ARGV[6])
+local pid, ack = ARGV[2], tonumber(ARGV[3])
+local refused = stale(pid, ack)
+if refused then return refused end
+local max, max_bytes = tonumber(ARGV[4]), tonumber(ARGV[5])
+local per_domain, min_delay = tonumber(ARGV[6]), tonumber(ARGV[7])
 local polite = nil
 if per_domain > 0 then polite = { per_domain = per_domain, delay = min_delay } end
-local nskip = tonumber(ARGV[7])
+local nskip = tonumber(ARGV[8])
 local skip = {}
-for i = 8, 7 + nskip do skip[ARGV[i]] = true end
-local at = 8 + nskip
+for i = 9, 8 + nskip do skip[ARGV[i]] = true end
+local at = 9 + nskip
 -- Hosts this process holds a full share of (per_domain): taken from last.
 local nsoft = tonumber(ARGV[at])
 local soft = {}
@@ -315,12 +407,13 @@ for i = at + 1, at + nsoft do soft[ARGV[i]] = true end
 at = at + 1 + nsoft
 -- With crawl-wide politeness, the delays this process found for hosts (robots.txt Crawl-delay): host, ms, ...
 local ndelays = tonumber(ARGV[at])
-for i = at + 1, at + 2 * ndelays, 2 do redis.call('HSET', P .. ':delay', ARGV[i], ARGV[i + 1]) end
+for i = at + 1, at + 2 * ndelays, 2 do write_to('HSET', P .. ':delay', ARGV[i], ARGV[i + 1]) end
 local first = at + 1 + 2 * ndelays
 local out = {}
 if #ARGV > first then
   local b = batch()
   local held = P .. ':held:' .. pid
+  if not is_hash(held) then set_aside(held) end
   for i = first, #ARGV - 1, 2 do
     local entry = polite and redis.call('HGET', held, ARGV[i])
     if redis.call('HDEL', held, ARGV[i]) == 0 then
@@ -332,59 +425,68 @@ if #ARGV > first then
   end
   flush(b)
 end
-if max > 0 then take(pid, max, max_bytes, skip, soft, out, polite) end
+local big = 0
+if max > 0 then big = take(pid, max, max_bytes, skip, soft, out, polite) end
+out[#out + 1] = ASIDE
+out[#out + 1] = big
+out[#out + 1] = bump_mark(pid)
 return out
 `;
 
 /**
  * ARGV: P, pid, id, ... Puts held requests back at the front of the queue. Returns how many went back, and how many
- * held entries were not in the shape this store writes (dropped, to be counted as bad).
+ * held entries (or keys) were not in the shape this store writes (dropped or set aside, to be counted as bad).
  */
 export const GIVE_BACK = COMMON + `
 local back, bad = 0, 0
+local held = P .. ':held:' .. ARGV[2]
+if not is_hash(held) then set_aside(held) end
 -- Last first: each goes to the front of its host's list, so they end up in the order they were taken.
 for i = #ARGV, 3, -1 do
-  local entry = redis.call('HGET', P .. ':held:' .. ARGV[2], ARGV[i])
+  local entry = redis.call('HGET', held, ARGV[i])
   if entry then
     local ok = requeue(entry)
     back, bad = back + ok, bad + 1 - ok
-    redis.call('HDEL', P .. ':held:' .. ARGV[2], ARGV[i])
+    redis.call('HDEL', held, ARGV[i])
   end
 end
 if back > 0 then redis.call('HDEL', P .. ':meta', 'idle_since') end
-return {back, bad}
+return {back, bad + ASIDE}
 `;
 
 /**
- * ARGV: P, pid, lease_ms, joining. Records a heartbeat, then takes back what processes silent for a lease held:
- * their requests go back to the queue, bypassing the filter. Returns how many requests were taken back, and how
- * many held entries were not in this store's shape (dropped). A process joining ('1', its first beat) restarts the
- * crawl's idle clock: the idle wait is for processes that start late and for their start requests, so one that
- * joins a crawl idle for an hour still waits queue_idle before it ends.
+ * ARGV: P, pid, lease_ms, joining, ack (see stale). Records a heartbeat, then takes back what processes silent for
+ * their lease held: their requests go back to the queue, bypassing the filter. Returns how many requests were taken
+ * back, and how many held entries (or keys) were not in this store's shape (dropped or set aside). A process joining
+ * ('1', its first beat) restarts the crawl's idle clock: the idle wait is for processes that start late and for
+ * their start requests, so one that joins a crawl idle for an hour still waits queue_idle before it ends.
  */
 export const HEARTBEAT = COMMON + `
 local pid, lease = ARGV[2], tonumber(ARGV[3])
+local refused = stale(pid, tonumber(ARGV[5] or '0'))
+if refused then return refused end
 local now = now_ms()
-redis.call('ZADD', P .. ':procs', now, pid)
+write_to('ZADD', P .. ':procs', now, pid)
+write_to('HSET', P .. ':lease', pid, lease)
 if ARGV[4] == '1' then redis.call('HDEL', P .. ':meta', 'idle_since') end
 local dead = redis.call('ZRANGEBYSCORE', P .. ':procs', '-inf', now - lease)
 local back, bad = 0, 0
 for _, other in ipairs(dead) do
-  local held = redis.call('HVALS', P .. ':held:' .. other)
-  for _, entry in ipairs(held) do
+  for _, entry in ipairs(held_entries(other)) do
     local ok = requeue(entry)
     back, bad = back + ok, bad + 1 - ok
   end
-  redis.call('DEL', P .. ':held:' .. other)
-  redis.call('ZREM', P .. ':procs', other)
+  forget_process(other)
 end
 if back > 0 then redis.call('HDEL', P .. ':meta', 'idle_since') end
-return {back, bad}
+return {back, bad + ASIDE}
 `;
 
 /** ARGV: P, pid. Lists the lease ids held for pid (to put back any this process does not know of). */
 export const HELD_IDS = COMMON + `
-return redis.call('HKEYS', P .. ':held:' .. ARGV[2])
+local held = P .. ':held:' .. ARGV[2]
+if not is_hash(held) then return {} end
+return redis.call('HKEYS', held)
 `;
 
 /**
@@ -401,7 +503,7 @@ for _, prio in ipairs(redis.call('ZRANGE', P .. ':prios', 0, -1)) do
 end
 if not busy then
   for _, other in ipairs(redis.call('ZRANGE', P .. ':procs', 0, -1)) do
-    if redis.call('HLEN', P .. ':held:' .. other) > 0 then busy = true break end
+    if held_count(other) > 0 then busy = true break end
   end
 end
 if busy then
@@ -419,16 +521,19 @@ return now - tonumber(since)
 /** ARGV: P, pid. A process leaving: what it still holds goes back, and it is no longer counted. */
 export const LEAVE = COMMON + `
 local back = 0
-for _, entry in ipairs(redis.call('HVALS', P .. ':held:' .. ARGV[2])) do back = back + requeue(entry) end
-redis.call('DEL', P .. ':held:' .. ARGV[2])
-redis.call('ZREM', P .. ':procs', ARGV[2])
+for _, entry in ipairs(held_entries(ARGV[2])) do back = back + requeue(entry) end
+forget_process(ARGV[2])
 if back > 0 then redis.call('HDEL', P .. ':meta', 'idle_since') end
 return back
 `;
 
-/** ARGV: P. {waiting, held, processes, seen, queued}. Walks every host's list: for status, not for a crawl's loop. */
+/**
+ * ARGV: P. {waiting, held, processes, seen, queued}. Walks every host's list: for status, not for a crawl's loop.
+ * Processes are those heard from within their own lease (a process that died holding nothing is never reclaimed,
+ * and would otherwise be counted until another process's heartbeat came); held counts what dead ones still hold.
+ */
 export const STATUS = COMMON + `
-local waiting, held = 0, 0
+local waiting, held, live = 0, 0, 0
 for _, prio in ipairs(redis.call('ZRANGE', P .. ':prios', 0, -1)) do
   local ok, hosts = pcall(redis.call, 'LRANGE', P .. ':hosts:' .. prio, 0, -1)
   if ok then
@@ -438,10 +543,18 @@ for _, prio in ipairs(redis.call('ZRANGE', P .. ':prios', 0, -1)) do
     end
   end
 end
-local procs = redis.call('ZRANGE', P .. ':procs', 0, -1)
-for _, other in ipairs(procs) do held = held + redis.call('HLEN', P .. ':held:' .. other) end
-local meta = redis.call('HMGET', P .. ':meta', 'seen', 'queued')
-return {waiting, held, #procs, tonumber(meta[1] or '0'), tonumber(meta[2] or '0')}
+local now = now_ms()
+local procs = redis.call('ZRANGE', P .. ':procs', 0, -1, 'WITHSCORES')
+for i = 1, #procs, 2 do
+  local other = procs[i]
+  held = held + held_count(other)
+  local ok, lease = pcall(redis.call, 'HGET', P .. ':lease', other)
+  lease = ok and tonumber(lease or '') or DEFAULT_LEASE_MS
+  if tonumber(procs[i + 1]) >= now - lease then live = live + 1 end
+end
+local ok, meta = pcall(redis.call, 'HMGET', P .. ':meta', 'seen', 'queued')
+if not ok then meta = {} end
+return {waiting, held, live, tonumber(meta[1] or '0'), tonumber(meta[2] or '0')}
 `;
 
 /** Every script by the name the client defines it under. */

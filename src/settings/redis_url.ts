@@ -57,9 +57,15 @@ function decodePart(url: string, text: string, what: string): string {
   }
 }
 
+/** The largest database number Redis can have (its `databases` setting is an int). */
+const MAX_DB = 2 ** 31 - 1;
+
 function parseDb(url: string, text: string | null): number {
   if (text === null || text === "") return 0;
   if (!/^\d+$/.test(text)) refuse(url, `the database must be a number, not ${JSON.stringify(text)}`);
+  // Redis numbers its databases with a C int: a larger number is refused here, not retried for a lease as though the
+  // server might come to have it.
+  if (Number(text) > MAX_DB) refuse(url, `the database must be a number up to ${MAX_DB}, not ${text}`);
   return Number(text);
 }
 

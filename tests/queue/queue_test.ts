@@ -13,6 +13,7 @@ import type { Page } from "../../src/spider/page.ts";
 import { Request } from "../../src/spider/request.ts";
 import { Spider } from "../../src/spider/spider.ts";
 import { freePort } from "../helpers/free_port.ts";
+import { ManualClock } from "../helpers/manual_clock.ts";
 import { type RedisServer, startRedis } from "../helpers/redis.ts";
 
 class Books extends Spider {
@@ -210,14 +211,18 @@ Deno.test("clear deletes every key of its crawl, held requests and processes inc
     assert.ok(own.includes("netweir:{Books}:procs") && own.includes(hostList("Books", 3, HOST)), own.join(" "));
 
     assert.equal(await queue.clear(), own.length);
-    assert.deepEqual(await allKeys(redis), before.filter((key) => !own.includes(key)));
+    // A process was at work: a mark tells it the keys were cleared (it expires by itself).
+    assert.deepEqual(
+      await allKeys(redis),
+      [...before.filter((key) => !own.includes(key)), "netweir:{Books}:cleared"].sort(),
+    );
     assert.deepEqual(await queue.status(), { waiting: 0, held: 0, processes: 0, seen: 0, queued: 0 });
     assert.equal((await neighbour.status()).queued, 1);
     assert.equal((await lookalike.status()).queued, 1);
     // A cleared crawl starts from nothing: what it had seen can be pushed again.
     assert.deepEqual(await queue.push([page(1)]), { pushed: 1, skipped: 0 });
-    // Its host's list, the priority's host list, the priorities, one filter bucket and the counters.
-    assert.equal(await queue.clear(), 5);
+    // Its host's list, the priority's host list, the priorities, one filter bucket, the counters and the mark.
+    assert.equal(await queue.clear(), 6);
     assert.equal(await queue.clear(), 0);
     await frontier.close();
   });
@@ -280,5 +285,27 @@ Deno.test("many URLs through one Queue are counted exactly", async () => {
     };
     assert.deepEqual(await queue.push(urls()), { pushed: 3000, skipped: 2000 });
     assert.deepEqual(await queue.status(), { waiting: 3000, held: 0, processes: 0, seen: 3000, queued: 3000 });
+  });
+});
+
+Deno.test("status counts the processes heard from within their lease, not one that died holding nothing", async () => {
+  await withQueue("Books", async (queue, redis) => {
+    // A process whose clock never moves sends no heartbeat after its first, as one killed at once would.
+    const silent = await RedisFrontier.open({
+      url: redis.url,
+      key: "Books",
+      spider: new Books(),
+      log: quiet,
+      leaseSeconds: 1,
+      idleSeconds: 1,
+      clock: new ManualClock(),
+    });
+    try {
+      assert.equal((await queue.status()).processes, 1);
+      await new Promise((resolve) => setTimeout(resolve, 1300));
+      assert.deepEqual(await queue.status(), { waiting: 0, held: 0, processes: 0, seen: 0, queued: 0 });
+    } finally {
+      await silent.close();
+    }
   });
 });

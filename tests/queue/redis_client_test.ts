@@ -4,11 +4,12 @@
  */
 import assert from "node:assert/strict";
 import { QueueError } from "../../src/errors.ts";
-import { describe, RedisConnection } from "../../src/queue/redis_client.ts";
+import { describe, mayPass, RedisConnection } from "../../src/queue/redis_client.ts";
 import { parseRedisUrl } from "../../src/settings/redis_url.ts";
 import { startFakeRedis } from "../helpers/fake_redis.ts";
 import { freePort } from "../helpers/free_port.ts";
 import { startRedis } from "../helpers/redis.ts";
+import { startFixtureSite } from "../helpers/fixture_site.ts";
 
 function connect(url: string, timeoutMs = 2000): Promise<RedisConnection> {
   return RedisConnection.open(parseRedisUrl(url), url, timeoutMs);
@@ -124,5 +125,34 @@ Deno.test("a command cut off by a lost connection is described in Netweir's word
   } finally {
     connection.close();
     await redis.stop();
+  }
+});
+
+Deno.test("a Redis with a command the queue uses renamed away is refused, naming it", async () => {
+  const redis = await startRedis({ args: ["--rename-command", "LMOVE", ""] });
+  try {
+    await assert.rejects(connect(redis.url), (error: Error) => {
+      assert.ok(error instanceof QueueError);
+      assert.equal(error.message, `${redis.url} lacks LMOVE (renamed or disabled?); the queue needs it`);
+      assert.equal(mayPass(error), false);
+      return true;
+    });
+  } finally {
+    await redis.stop();
+  }
+});
+
+Deno.test("a server that is not Redis is named as such in one line, and not tried again", async () => {
+  const site = await startFixtureSite({});
+  try {
+    const url = `redis://127.0.0.1:${new URL(site.url).port}/0`;
+    await assert.rejects(connect(url), (error: Error) => {
+      assert.ok(error instanceof QueueError);
+      assert.equal(error.message, `${url} did not answer as a Redis server does (is it one?)`);
+      assert.equal(mayPass(error), false);
+      return true;
+    });
+  } finally {
+    await site.close();
   }
 });

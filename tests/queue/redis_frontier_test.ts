@@ -3,53 +3,16 @@
  * orphaned leases, and what it drops from the queue (garbage, forbidden callback and call-step names).
  */
 import assert from "node:assert/strict";
-import { keyPrefix, RedisFrontier, type RedisFrontierOptions } from "../../src/queue/redis_frontier.ts";
+import { keyPrefix } from "../../src/queue/redis_frontier.ts";
 import { encodeRequest } from "../../src/queue/codec.ts";
-import type { Page } from "../../src/spider/page.ts";
 import { Request } from "../../src/spider/request.ts";
-import { Spider } from "../../src/spider/spider.ts";
-import type { Logger } from "../../src/spider/types.ts";
 import { startRedis } from "../helpers/redis.ts";
 import { BAD_ENTRIES_SHOWN } from "../../src/queue/bad_entries.ts";
 import { heldEntry, hostList, pushRaw, waitingEntries } from "./_layout.ts";
 import { sleep } from "../helpers/wait.ts";
+import { Books, newKey, openFrontier } from "./_frontier.ts";
 
-class Books extends Spider {
-  parseBook(page: Page) {
-    return { url: page.url };
-  }
-}
-
-/** A logger that keeps its lines, to see what was warned about. */
-function recordingLog(): Logger & { lines: string[] } {
-  const lines: string[] = [];
-  const keep = (level: string) => (message: string) => void lines.push(`${level} ${message}`);
-  return { lines, debug: keep("debug"), info: keep("info"), warning: keep("warning"), error: keep("error") };
-}
-
-let keys = 0;
-
-/** Opens a frontier on `url` under a key of the test's own. */
-function open(
-  url: string,
-  key: string,
-  options: Partial<Omit<RedisFrontierOptions, "url" | "key" | "spider" | "log">> = {},
-) {
-  const log = recordingLog();
-  return RedisFrontier.open({
-    ...options,
-    url,
-    key,
-    spider: new Books(),
-    log,
-    leaseSeconds: options.leaseSeconds ?? 6,
-    idleSeconds: options.idleSeconds === undefined ? 1 : options.idleSeconds,
-  }).then((frontier) => ({ frontier, log }));
-}
-
-function newKey(): string {
-  return `test-${++keys}`;
-}
+const open = openFrontier;
 
 const url = (n: number | string) => `http://127.0.0.1:9/page/${n}`;
 
@@ -413,7 +376,7 @@ Deno.test("a yielded request that cannot travel is dropped with an error, and th
   }
 });
 
-Deno.test("finishing a request whose lease is gone (Redis lost its data) is warned about", async () => {
+Deno.test("a process whose Redis lost its data says so in one line, and queues nothing for the pages it held", async () => {
   const redis = await startRedis();
   const key = newKey();
   const { frontier, log } = await open(redis.url, key);
@@ -422,7 +385,9 @@ Deno.test("finishing a request whose lease is gone (Redis lost its data) is warn
     const [start] = await frontier.lease(5);
     await redis.command("FLUSHALL");
     await frontier.finish(start, [new Request({ url: url("next") })]);
-    assert.ok(log.lines.some((line) => /was no longer held/.test(line)), log.lines.join("\n"));
+    const said = log.lines.filter((line) => /Redis has lost the crawl's data/.test(line));
+    assert.equal(said.length, 1, log.lines.join("\n"));
+    assert.equal((await frontier.status()).waiting, 0);
   } finally {
     await frontier.close();
     await redis.stop();

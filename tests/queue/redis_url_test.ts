@@ -100,3 +100,14 @@ Deno.test("a password that breaks the URL (/ ? # a space, a bad %-escape) is hid
   assert.equal(maskQueueUrl("redis+unix:///run/r.sock?db=1&pass=a/b"), "redis+unix:///run/r.sock?db=1&pass=***");
   assert.equal(maskQueueUrl("redis+unix:///r.sock?pass=a%zz b"), "redis+unix:///r.sock?pass=***");
 });
+
+Deno.test("a database number Redis cannot have is refused as a mistake in the URL", () => {
+  for (const url of ["redis://127.0.0.1:6379/99999999999999999999", "redis+unix:///run/redis.sock?db=2147483648"]) {
+    assert.throws(() => parseRedisUrl(url), (error: Error) => {
+      assert.ok(error instanceof TypeError);
+      assert.match(error.message, /the database must be a number up to 2147483647, not \d+$/);
+      return true;
+    });
+  }
+  assert.equal(parseRedisUrl("redis://127.0.0.1:6379/2147483647").db, 2147483647);
+});

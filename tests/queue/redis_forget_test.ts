@@ -1,0 +1,121 @@
+/**
+ * What a process remembers as queued never stands in for what Redis says: a process taken for dead and resumed, a
+ * Redis restarted from older data, and a crawl cleared under a running process, each against a real redis-server.
+ * Each time the process forgets the links it knew were queued, and the pages it held go back to be fetched again.
+ */
+import assert from "node:assert/strict";
+import { cp, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { Queue } from "../../src/queue/queue.ts";
+import type { Lease } from "../../src/queue/frontier.ts";
+import type { RedisFrontier } from "../../src/queue/redis_frontier.ts";
+import { Request } from "../../src/spider/request.ts";
+import { ManualClock } from "../helpers/manual_clock.ts";
+import { type RedisServer, startRedis } from "../helpers/redis.ts";
+import { sleep } from "../helpers/wait.ts";
+import { newKey, openFrontier } from "./_frontier.ts";
+
+const url = (n: number | string) => `http://127.0.0.1:9/page/${n}`;
+
+/** Leases until one of `want` comes, for up to `ms`: the pages given back reach the queue a heartbeat later. */
+async function leaseUntil(frontier: RedisFrontier, want: string, ms: number): Promise<Lease | undefined> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    const leases = await frontier.lease(10);
+    const found = leases.find((lease) => lease.request.url === want);
+    const others = leases.filter((lease) => lease !== found);
+    if (others.length > 0) await frontier.giveBack(others);
+    if (found) return found;
+    await sleep(100);
+  }
+  return undefined;
+}
+
+Deno.test("a process taken for dead and resumed queues the links of its own request when it leases it again", async () => {
+  const redis = await startRedis();
+  const key = newKey();
+  // Its clock never moves: no heartbeat goes, as in a process stopped with SIGSTOP.
+  const { frontier: stopped, log } = await openFrontier(redis.url, key, { leaseSeconds: 1, clock: new ManualClock() });
+  try {
+    await stopped.push([new Request({ url: url("chain-1") })]);
+    const [first] = await stopped.lease(1);
+    assert.equal(first.request.url, url("chain-1"));
+    // Silent for more than its lease: the next process to beat takes its request back, and leaves.
+    await sleep(1300);
+    const { frontier: other } = await openFrontier(redis.url, key, { leaseSeconds: 1 });
+    assert.equal(other.stats().leases_reclaimed, 1);
+    await other.close();
+
+    // Resumed: the page it was on finishes (its lease is gone), and it takes the same request again.
+    await stopped.finish(first, [new Request({ url: url("chain-2") })]);
+    const again = await leaseUntil(stopped, url("chain-1"), 3000);
+    assert.ok(again, "the request taken back is leased again");
+    await stopped.finish(again, [new Request({ url: url("chain-2") })]);
+    const next = await stopped.lease(1);
+    assert.deepEqual(next.map((lease) => lease.request.url), [url("chain-2")], "the chain goes on");
+    const said = log.lines.filter((line) => /taken for dead/.test(line));
+    assert.equal(said.length, 1, log.lines.join("\n"));
+  } finally {
+    await stopped.close();
+    await redis.stop();
+  }
+});
+
+/** The server's data directory, and a copy of its append-only files as they are now. */
+async function copyAppendOnly(redis: RedisServer, to: string): Promise<string> {
+  const [, dir] = await redis.command("CONFIG", "GET", "dir") as string[];
+  await cp(join(dir, "appendonlydir"), to, { recursive: true });
+  return dir;
+}
+
+Deno.test("a process whose Redis comes back from older data fetches again the page whose links Redis lost", async () => {
+  const redis = await startRedis({ appendonly: true });
+  const key = newKey();
+  const copy = await Deno.makeTempDir({ prefix: "netweir-aof-" });
+  const { frontier, log } = await openFrontier(redis.url, key, { leaseSeconds: 3 });
+  try {
+    await frontier.push([new Request({ url: url("start") })]);
+    const [start] = await frontier.lease(1);
+    // The data as it is now: the start page held by this process, its links not yet queued.
+    const dir = await copyAppendOnly(redis, join(copy, "appendonlydir"));
+    const links = [1, 2, 3].map((n) => new Request({ url: url(`link-${n}`) }));
+    await frontier.finish(start, links);
+    // Redis dies, and comes back from the older copy: the finish, and the links, are gone.
+    await redis.kill("SIGKILL");
+    await rm(join(dir, "appendonlydir"), { recursive: true });
+    await cp(join(copy, "appendonlydir"), join(dir, "appendonlydir"), { recursive: true });
+    await redis.restart();
+
+    const again = await leaseUntil(frontier, url("start"), 5000);
+    assert.ok(again, "the start page, held again in the older data, comes back to be fetched");
+    await frontier.finish(again, links);
+    const next = await frontier.lease(10);
+    assert.deepEqual(next.map((lease) => lease.request.url).sort(), links.map((link) => link.url));
+    assert.ok(log.lines.some((line) => /Redis has lost changes this process made/.test(line)), log.lines.join("\n"));
+  } finally {
+    await frontier.close();
+    await redis.stop();
+    await rm(copy, { recursive: true, force: true });
+  }
+});
+
+Deno.test("a process at work when its crawl is cleared says so in one line", async () => {
+  const redis = await startRedis();
+  const key = newKey();
+  const { frontier, log } = await openFrontier(redis.url, key);
+  try {
+    await frontier.push([new Request({ url: url("start") })]);
+    const [start] = await frontier.lease(1);
+    await using queue = new Queue(redis.url, key);
+    assert.ok(await queue.clear() > 0);
+    await frontier.finish(start, [new Request({ url: url("next") })]);
+    await frontier.lease(1);
+    const said = log.lines.filter((line) =>
+      /keys were deleted while this process ran \(netweir queue clear\)/.test(line)
+    );
+    assert.equal(said.length, 1, log.lines.join("\n"));
+  } finally {
+    await frontier.close();
+    await redis.stop();
+  }
+});
