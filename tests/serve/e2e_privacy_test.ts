@@ -37,7 +37,10 @@ Deno.test("requests only a web page would send are refused: an Origin header, or
       ]);
       assert.equal(schedule.status, 403);
 
-      for (const host of [`localhost:${service.port}`, "127.0.0.1", `[::1]:${service.port}`]) {
+      // localhost. is localhost as a fully qualified name (the root's dot), not a rebinding.
+      for (
+        const host of [`localhost:${service.port}`, "127.0.0.1", `[::1]:${service.port}`, `localhost.:${service.port}`]
+      ) {
         const fine = await curlWithStatus(["-H", `Host: ${host}`, listjobs]);
         assert.equal(fine.status, 200, host);
         assert.deepEqual(JSON.parse(fine.body).finished, [], "no job was scheduled");
