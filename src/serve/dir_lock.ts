@@ -14,10 +14,11 @@
  *
  * The holder's pid goes in DIR/serve.pid for the error message only; the lock never trusts it.
  */
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { runtime } from "../runtime/mod.ts";
+import { keepPrivate, makePrivateDir } from "./private_files.ts";
 
 /** A held dir lock. */
 export interface DirLock {
@@ -48,8 +49,10 @@ function isLocked(error: unknown): boolean {
  */
 export async function acquireDirLock(dir: string): Promise<DirLock> {
   const absolute = resolve(dir);
-  await mkdir(absolute, { recursive: true });
+  // Made 0700 when missing (private_files.ts says why); a --dir that is there keeps its mode.
+  makePrivateDir(absolute);
   const files = dirLockFiles(absolute);
+  keepPrivate(files.lock);
   const db = new DatabaseSync(files.lock);
   try {
     // busy_timeout 0: fail at once rather than wait for the other service to stop. journal_mode MEMORY: nothing
@@ -65,6 +68,7 @@ export async function acquireDirLock(dir: string): Promise<DirLock> {
     );
   }
   try {
+    keepPrivate(files.pid); // 0600 also when a killed service left it behind
     await writeFile(files.pid, `${runtime.pid}\n`);
   } catch (error) {
     db.close();

@@ -20,14 +20,17 @@ function shown(name: string): string {
   return name.length <= 40 ? name : `${name.slice(0, 40)}...`;
 }
 
+/** The refusal of a job with more than MAX_JOB_PAIRS arguments or settings. */
+export function tooManyProblem(kind: "spider argument" | "setting"): string {
+  return `too many ${kind}s: a job can have at most ${MAX_JOB_PAIRS}`;
+}
+
 /**
  * Why these "NAME=VALUE" pairs (a job's spider arguments, or its settings) break the limits, in one line, or
  * undefined when they do not. `kind` is how the line names one pair: "spider argument" or "setting".
  */
 export function pairLimitProblem(kind: "spider argument" | "setting", pairs: readonly string[]): string | undefined {
-  if (pairs.length > MAX_JOB_PAIRS) {
-    return `too many ${kind}s: ${pairs.length}, a job can have at most ${MAX_JOB_PAIRS}`;
-  }
+  if (pairs.length > MAX_JOB_PAIRS) return tooManyProblem(kind);
   for (const pair of pairs) {
     const eq = pair.indexOf("=");
     const name = eq < 0 ? pair : pair.slice(0, eq);

@@ -4,7 +4,7 @@
  * Ctrl-C does and kills it with its children if it has not stopped after the grace period (at once on a second
  * cancel). The store says what is waiting; this class only remembers the processes it started.
  */
-import { appendFileSync, chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, rmSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { formatLogLine, type LogFormat, maskSecrets } from "../log.ts";
@@ -12,6 +12,7 @@ import type { Logger } from "../spider/types.ts";
 import { confinedFolders } from "./confine.ts";
 import { jobLimitProblem } from "./job_limits.ts";
 import type { JobCounts, JobStore } from "./job_store.ts";
+import { appendPrivate, makePrivateDir, PRIVATE_DIR, PRIVATE_FILE } from "./private_files.ts";
 import { type GroupProcess, type ProcessExit, startProcessGroup } from "./process_group.ts";
 import { maskArgument, maskedPairs, maskSetting } from "./secrets.ts";
 import type { CancelSignal, JobOutcome, JobRecord, JobService, JobState, NewJob, ServePaths } from "./types.ts";
@@ -76,9 +77,9 @@ export function crawlArgs(job: JobRecord, paths: ServePaths): string[] {
  */
 function writeJobSpec(job: JobRecord, paths: ServePaths): string {
   const file = paths.jobSpecFile(job);
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  chmodSync(dirname(file), 0o700);
-  writeFileSync(file, JSON.stringify({ argv: crawlArgs(job, paths) }), { mode: 0o600 });
+  makePrivateDir(dirname(file));
+  chmodSync(dirname(file), PRIVATE_DIR);
+  writeFileSync(file, JSON.stringify({ argv: crawlArgs(job, paths) }), { mode: PRIVATE_FILE });
   return file;
 }
 
@@ -269,7 +270,7 @@ export class JobRunner implements JobService {
     let crawl: GroupProcess;
     try {
       // The log's folder first: whatever stops the job from starting is said there.
-      mkdirSync(dirname(this.#paths.logFile(job)), { recursive: true });
+      makePrivateDir(dirname(this.#paths.logFile(job)));
       // schedule.json refuses such a job; one stored before the limits existed fails here rather than start.
       const tooMuch = jobLimitProblem(job);
       if (tooMuch) throw new Error(tooMuch);
@@ -277,7 +278,7 @@ export class JobRunner implements JobService {
       // directory (`warc=runs/books.warc`), none of which it makes itself.
       const folders = [this.#paths.itemsFile(job), this.#paths.statsFile(job)].map((file) => dirname(file));
       for (const folder of [...folders, ...confinedFolders(job.settings, this.#paths.dataDir(job.project))]) {
-        mkdirSync(folder, { recursive: true });
+        makePrivateDir(folder);
       }
       this.#note(job, "INFO", startLine(job));
       crawl = startProcessGroup({
@@ -371,7 +372,7 @@ export class JobRunner implements JobService {
       const line = jobLogFormat(job) === "scrapy"
         ? formatLogLine("scrapy", level, message, "netweir.serve")
         : formatLogLine("netweir", level, `netweir serve: ${message}`);
-      appendFileSync(this.#paths.logFile(job), maskSecrets(line) + "\n");
+      appendPrivate(this.#paths.logFile(job), maskSecrets(line) + "\n");
     } catch (error) {
       this.#log.warning(`job ${job.id}: ${message} (could not write to its log: ${(error as Error).message})`);
     }

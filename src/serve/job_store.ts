@@ -5,6 +5,7 @@
  */
 import { DatabaseSync, type SQLOutputValue } from "node:sqlite";
 import { inTransaction } from "../sqlite.ts";
+import { keepPrivate, keepPrivateIfThere } from "./private_files.ts";
 import { JobExistsError, type JobOutcome, type JobRecord, type JobState, type NewJob } from "./types.ts";
 
 /** How many jobs are in each state. */
@@ -77,6 +78,10 @@ export class JobStore {
 
   /** Opens (creating when missing) the job table in the SQLite file `path`. */
   constructor(path: string) {
+    // It holds every job's settings and arguments in clear: 0600, and so its -wal and -shm, which SQLite makes with
+    // the database's mode (those left by a killed service are made 0600 too).
+    keepPrivate(path);
+    keepPrivateIfThere([`${path}-wal`, `${path}-shm`]);
     this.#db = new DatabaseSync(path);
     try {
       // WAL: readers (listjobs) never wait for a writer. synchronous=FULL: in WAL mode NORMAL may lose the last

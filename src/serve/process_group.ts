@@ -7,11 +7,12 @@
  * first signal of a ChildProcess and drops later ones, so the SIGKILL after a SIGINT would be lost.
  */
 import { spawn } from "node:child_process";
-import { closeSync, mkdirSync, openSync } from "node:fs";
+import { closeSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { runtime, type StopSignal } from "../runtime/mod.ts";
 import { spiderEnvironment } from "./child_env.ts";
 import { JOB_TOKEN_VARIABLE, jobProcesses } from "./job_processes.ts";
+import { makePrivateDir, PRIVATE_FILE } from "./private_files.ts";
 
 /** How a process ended: its exit code, or the signal that ended it, or why it could not start. */
 export interface ProcessExit {
@@ -67,9 +68,9 @@ function killStrays(root: number, token: string, byTree: boolean): void {
  * killed, the job runs on to its end and its log is complete. Throws if the log file cannot be opened.
  */
 export function startProcessGroup(options: ProcessGroupOptions): GroupProcess {
-  mkdirSync(dirname(options.logFile), { recursive: true });
+  makePrivateDir(dirname(options.logFile));
   const token = crypto.randomUUID();
-  const fd = openSync(options.logFile, "a");
+  const fd = openSync(options.logFile, "a", PRIVATE_FILE);
   let child;
   try {
     child = spawn(options.command, options.args, {

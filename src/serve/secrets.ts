@@ -8,11 +8,14 @@ import { findSetting } from "../settings/table.ts";
 
 const MASK = "***";
 
-/** Headers whose value is a credential. */
-const SECRET_HEADER = /^(?:authorization|proxy-authorization|cookie|x-api-key|x-auth-token)$/i;
+/**
+ * Headers whose value is a credential: any name that says so (Authorization, Cookie, X-Token, X-Api-Key,
+ * X-Session-Id and the like), not a list of the known ones, since services name their own.
+ */
+const SECRET_HEADER = /auth|cookie|token|secret|pass|api-?key|session/i;
 
-/** Spider argument names that say their value is a secret. */
-const SECRET_ARGUMENT = /pass|secret|token|api_?key|credential/i;
+/** Spider argument names that say their value is a secret (`authorization` does, `author` and `authority` do not). */
+const SECRET_ARGUMENT = /pass|pwd|secret|token|api_?key|credential|cookie|session|authoriz|auth(?!or)/i;
 
 /** `http_auth` as HOST=USER:PASSWORD[,...] or as JSON: every password masked, the hosts and users kept. */
 function maskAuthMap(value: string): string {

@@ -23,11 +23,15 @@ export interface SecurityOptions {
 
 const REALM = 'Basic realm="netweir serve", charset="UTF-8"';
 
-/** Whether a Host header (with or without a port) names this machine: localhost, 127.x.y.z or [::1]. */
+/**
+ * Whether a Host header (with or without a port) names this machine: localhost, 127.x.y.z or [::1]. A name may end in
+ * the root's dot (`localhost.`, as a fully qualified name): browsers take `localhost.` as loopback themselves and
+ * `127.0.0.1.` as the address, so no web page can point either anywhere else.
+ */
 export function isLoopbackHost(host: string): boolean {
   const lower = host.trim().toLowerCase();
   if (/^\[::1\](?::\d{1,5})?$/.test(lower)) return true;
-  const name = lower.replace(/:\d{1,5}$/, "");
+  const name = lower.replace(/:\d{1,5}$/, "").replace(/\.$/, "");
   if (name === "localhost") return true;
   const ipv4 = /^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(name);
   return ipv4 !== null && ipv4.slice(1).every((part) => Number(part) <= 255);

@@ -3,7 +3,7 @@
  * beyond this machine, basic auth, and one service per --dir. The connection limits are in e2e_connections_test.ts.
  */
 import assert from "node:assert/strict";
-import { readFile, stat } from "node:fs/promises";
+import { readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { runCli } from "../helpers/cli.ts";
 import { startFixtureSite } from "../helpers/fixture_site.ts";
@@ -37,7 +37,10 @@ Deno.test("requests only a web page would send are refused: an Origin header, or
       ]);
       assert.equal(schedule.status, 403);
 
-      for (const host of [`localhost:${service.port}`, "127.0.0.1", `[::1]:${service.port}`]) {
+      // localhost. is localhost as a fully qualified name (the root's dot), not a rebinding.
+      for (
+        const host of [`localhost:${service.port}`, "127.0.0.1", `[::1]:${service.port}`, `localhost.:${service.port}`]
+      ) {
         const fine = await curlWithStatus(["-H", `Host: ${host}`, listjobs]);
         assert.equal(fine.status, 200, host);
         assert.deepEqual(JSON.parse(fine.body).finished, [], "no job was scheduled");
@@ -167,5 +170,49 @@ Deno.test("a second service on the same --dir stops with an error and exit 1 bef
     });
   } finally {
     await stopQuietly(service);
+  }
+});
+
+Deno.test("secrets named pwd, auth, cookie and X-Token are masked in listjobs, the job's page and its log", async () => {
+  const site = await startFixtureSite({ books: 2 });
+  let service: ServeProcess | undefined;
+  try {
+    await withTempDir(async (dir) => {
+      service = await startServe(join(dir, "serve"), ["--max-jobs", "1"], { env: NO_LOGIN });
+      const gate = join(dir, "gate");
+      const given = {
+        project: "shop",
+        spider: "books",
+        site: site.url,
+        gate,
+        pwd: "pw-1",
+        auth: "pw-2",
+        session_cookie: "pw-3",
+        feed: `${site.url}feed?pwd=pw-4&auth=pw-5`,
+        author: "Tolkien",
+        setting: 'default_headers={"X-Token":"pw-6","Accept":"text/html"}',
+      };
+      const first = await service.post("schedule.json", { ...given, jobid: "running" });
+      assert.equal(first.status, "ok", JSON.stringify(first));
+      await service.waitForJob("running", "running");
+      // A second job waits behind the first: listjobs shows a waiting job's settings and arguments.
+      await service.post("schedule.json", { ...given, jobid: "waiting", setting: [given.setting, "max_items=1"] });
+      const listed = await service.jobs();
+      assert.deepEqual(listed.pending.map((job) => job.id), ["waiting"]);
+      const pages: string[] = [JSON.stringify(listed)];
+      await writeFile(gate, "");
+      for (const id of ["running", "waiting"]) {
+        const job = await service.waitForJob(id, "finished");
+        assert.equal(job.outcome, "finished");
+        pages.push((await service.text(`/job/shop/${id}`)).body, (await service.text(job.log_url)).body);
+      }
+      const all = pages.join("\n");
+      assert.doesNotMatch(all, /pw-\d/);
+      assert.match(all, /Tolkien/, "an author is not a secret");
+      assert.match(pages[1], /X-Token/, "the header's name is shown, its value masked");
+    });
+  } finally {
+    await stopQuietly(service);
+    await site.close();
   }
 });

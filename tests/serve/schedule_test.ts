@@ -221,10 +221,10 @@ Deno.test("more than 256 spider arguments or settings, or a value or name past t
     Array.from({ length: count }, (_, i) => pair(i));
   const args = (count: number) => many(count, (i) => [`a${i}`, "x"]);
   assert.equal((await schedule([...BOOKS, ...args(MAX_JOB_PAIRS)])).args.length, MAX_JOB_PAIRS);
-  await refused([...BOOKS, ...args(MAX_JOB_PAIRS + 1)], /^too many spider arguments: 257, a job can have at most 256$/);
+  await refused([...BOOKS, ...args(MAX_JOB_PAIRS + 1)], /^too many spider arguments: a job can have at most 256$/);
   await refused(
     [...BOOKS, ...many(MAX_JOB_PAIRS + 1, () => ["setting", "max_items=5"])],
-    /^too many settings: 257, a job can have at most 256$/,
+    /^too many settings: a job can have at most 256$/,
   );
   const longest = "a".repeat(MAX_VALUE_LENGTH);
   assert.deepEqual((await schedule([...BOOKS, ["category", longest]])).args, [`category=${longest}`]);

@@ -18,12 +18,17 @@ Deno.test("loopback host names are localhost, 127.x.y.z and [::1], with or witho
   for (const host of ["localhost", "LocalHost:6800", "127.0.0.1", "127.0.0.1:6800", "127.1.2.3", "[::1]", "[::1]:80"]) {
     assert.equal(isLoopbackHost(host), true, host);
   }
+  for (const host of ["localhost.", "localhost.:6800", "127.0.0.1.", "127.0.0.1.:6800"]) {
+    assert.equal(isLoopbackHost(host), true, `${host}: the root's dot`);
+  }
   for (
     const host of [
       "evil.example",
       "evil.example:6800",
       "127.0.0.1.evil.example",
       "localhost.evil.example",
+      "localhost..",
+      "evil.example.",
       "127.0.0.256",
       "10.0.0.1",
       "0.0.0.0",
