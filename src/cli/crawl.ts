@@ -21,6 +21,7 @@ export async function runCrawlCommand(options: CrawlCommandOptions): Promise<num
     overrides: Settings.fromPairs(options.settings),
     outputs: options.outputs,
     spiderSource: { file: options.file, spider: options.spider, args: [...options.args] },
+    ownsProcess: true,
   });
   const signals = stopOnSignals(crawl, log);
   try {

@@ -37,6 +37,8 @@ export interface AssemblyOptions {
   outputs: readonly FeedOutput[];
   /** Where callback workers load the spider from; without it a crawl with `workers` above 0 is refused. */
   spiderSource?: SpiderSource;
+  /** Whether the crawl is the program's whole work (`netweir crawl`; see CrawlOptions.ownsProcess). */
+  ownsProcess?: boolean;
 }
 
 /** A crawl ready to run, with what its caller reports from. */
@@ -78,7 +80,14 @@ export async function assembleCrawl(spider: Spider, options: AssemblyOptions): P
     await frontier?.close();
     throw error;
   }
-  const crawl = new Crawl(spider, { settings, sink: feeds, log, frontier, spiderSource: options.spiderSource });
+  const crawl = new Crawl(spider, {
+    settings,
+    sink: feeds,
+    log,
+    frontier,
+    spiderSource: options.spiderSource,
+    ownsProcess: options.ownsProcess,
+  });
   return { crawl, feeds, log, settings };
 }
 

@@ -43,6 +43,12 @@ export interface CrawlOptions {
   stopGraceMs?: number;
   /** The spider's file and arguments, which callback workers (`workers` above 0) load the spider from. */
   spiderSource?: SpiderSource;
+  /**
+   * Whether the crawl is the program's whole work (`netweir crawl`): then an error nothing caught that no page of it
+   * is named in (Deno's throw in a timer) is the spider's too, counted and survived. Otherwise (the default) only
+   * errors raised for one of its pages are, and the rest are left to the program (src/engine/uncaught.ts).
+   */
+  ownsProcess?: boolean;
 }
 
 /** How often an idle process asks the frontier whether the crawl is over. */
@@ -133,6 +139,7 @@ export class Crawl {
   #stopReason: string | null = null;
   #fatal: unknown = undefined;
   readonly #stopGraceMs: number;
+  readonly #ownsProcess: boolean;
   readonly #parts: CrawlPart[];
   /** The parts opened so far, closed in reverse order at the end. */
   readonly #opened: CrawlPart[] = [];
@@ -145,6 +152,7 @@ export class Crawl {
     this.#log = options.log ?? createLogger(options.settings.logLevel as LogLevel);
     this.#frontier = options.frontier ?? new MemoryFrontier();
     this.#stopGraceMs = options.stopGraceMs ?? STOP_GRACE_MS;
+    this.#ownsProcess = options.ownsProcess ?? false;
     spider.log = this.#log;
     this.#frontier.onFailure?.((error) => this.#fail(error));
     // Links dropped as queued lately may not be queued: the crawl and its workers forget them (the frontier gives
@@ -201,6 +209,7 @@ export class Crawl {
     const watchers = startWatchers(this, this.#frontier, this.#log);
     const releaseUncaught = containUncaught({
       owner: this,
+      ownsProcess: this.#ownsProcess,
       spider: spiderName(this.spider),
       log: this.#log,
       stats: this.stats,

@@ -2,8 +2,13 @@
  * Errors a spider's code leaves uncaught on the main thread (a promise without `await`, a throw in a timer) would
  * end the process with the runtime's stack trace: the JSON feed without its closing `]`, no stats, no `closed()`.
  * A crawl takes them instead, as a callback worker does for the code it runs: each is logged once with the spider,
- * the page (when its scope is known) and the stack, counted in `errors` and `errors_uncaught`, and the crawl
- * carries on.
+ * the page and the stack, counted in `errors` and `errors_uncaught`, and the crawl carries on.
+ *
+ * Only its own: an error whose page scope (page_scope.ts) names this crawl. One that names another crawl is that
+ * crawl's, and one that names none is the program's, left to it (and to the runtime, which ends the process when
+ * nothing else takes it), unless the crawl owns the process (`netweir crawl`, where the spider is the only code
+ * besides Netweir): there it is the spider's too. Deno runs the handler of a throw in a timer outside the timer's
+ * async context, so such a throw names no page: in a program that embeds Netweir it is left to the program.
  */
 import { runtime } from "../runtime/mod.ts";
 import type { Logger } from "../spider/types.ts";
@@ -13,6 +18,8 @@ import type { Stats } from "./stats.ts";
 export interface UncaughtTarget {
   /** The crawl, as its page scopes name it. */
   owner: object;
+  /** Whether errors no page scope names are this crawl's too (see the module's comment). */
+  ownsProcess: boolean;
   spider: string;
   log: Logger;
   stats: Stats;
@@ -22,10 +29,8 @@ export interface UncaughtTarget {
 export function containUncaught(target: UncaughtTarget): () => void {
   return runtime.onUncaughtError((error, kind) => {
     const page = currentPage();
-    // An error of another crawl in the same process is logged under its spider and page, but counted here: the
-    // crawl it came from may be over, and an error must never end the process that runs this one.
+    if (page ? page.owner !== target.owner : !target.ownsProcess) return false;
     const spider = page?.spider ?? target.spider;
-    // Deno runs the handler of a throw in a timer outside the timer's async context: the page is not known then.
     const where = page ? ` on ${page.url}` : "";
     const what = kind === "rejection" ? "unhandled rejection" : "uncaught error";
     const message = error instanceof Error ? error.message : String(error);

@@ -15,6 +15,7 @@ import { wireHttpClient } from "./h1/client.ts";
 import { nodeDialer } from "./node_socket.ts";
 import { cacheStrippedTypeScript } from "./node_type_cache.ts";
 import { dropWarnings } from "./node_warnings.ts";
+import { nodeUncaughtErrors } from "./node_uncaught.ts";
 import { decodeUtf8OnNode } from "./node_utf8.ts";
 import { fromWebResponse } from "./web_response.ts";
 import { commonJsProblem } from "./module_type.ts";
@@ -261,22 +262,7 @@ export const nodeRuntime: Runtime = {
     process.on(signal, handler);
     return () => void process.off(signal, handler);
   },
-  onUncaughtError(handler) {
-    // With a listener present Node no longer ends the process by itself, so an error the handler leaves is ended
-    // here, as Node would have: its stack on standard error and exit status 1.
-    const unhandled = (error: unknown) => {
-      process.stderr.write(`${error instanceof Error && error.stack ? error.stack : String(error)}\n`);
-      process.exit(1);
-    };
-    const onRejection = (reason: unknown) => void (handler(reason, "rejection") || unhandled(reason));
-    const onException = (error: Error) => void (handler(error, "exception") || unhandled(error));
-    process.on("unhandledRejection", onRejection);
-    process.on("uncaughtException", onException);
-    return () => {
-      process.off("unhandledRejection", onRejection);
-      process.off("uncaughtException", onException);
-    };
-  },
+  onUncaughtError: nodeUncaughtErrors(),
   stderrIsTerminal: () => Boolean(process.stderr.isTTY),
   writeStderr: (text) => void process.stderr.write(text),
   writeStdout: (text) =>

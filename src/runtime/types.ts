@@ -126,7 +126,8 @@ export interface Runtime {
   /**
    * Adds a handler for errors nothing caught: a promise rejected with no handler, a throw in a timer or an event
    * listener. The handler returns true when it dealt with the error; then the process carries on instead of ending
-   * with the runtime's stack trace. Returns a function that removes the handler.
+   * with the runtime's stack trace. An error no handler deals with goes on as it would without them: to the
+   * program's own listeners, else the runtime ends the process. Returns a function that removes the handler.
    */
   onUncaughtError(handler: UncaughtErrorHandler): () => void;
   /** Whether standard error is a terminal (for the live progress line). */

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { startFixtureSite } from "../helpers/fixture_site.ts";
+import { runScript } from "../helpers/cli.ts";
 import { fixture, runCli, withTempDir } from "./_run.ts";
 
 Deno.test("a rejection left without await and a throw in a timer are logged and counted, and the crawl carries on", async () => {
@@ -43,6 +44,20 @@ Deno.test("a rejection left without await and a throw in a timer are logged and 
       assert.match(timer[0], /ERROR uncaught error in spider Careless/);
       assert.doesNotMatch(result.stderr, /^error: Uncaught/m);
     });
+  } finally {
+    await site.close();
+  }
+});
+
+Deno.test("a program that embeds Netweir keeps its own unhandled rejections: not the spider's, and they end it", async () => {
+  const site = await startFixtureSite({ books: 0 });
+  try {
+    const result = await runScript(fixture("embedding_program.ts"), [site.url]);
+    // The runtime's own report and exit status 1, as without Netweir; the crawl took no part in it.
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stderr, /Uncaught \(in promise\) Error: the program's own rejection/);
+    assert.doesNotMatch(result.stderr, /in spider/);
+    assert.doesNotMatch(result.stdout, /crawl ended/);
   } finally {
     await site.close();
   }
