@@ -18,6 +18,7 @@ import { dropWarnings } from "./node_warnings.ts";
 import { decodeUtf8OnNode } from "./node_utf8.ts";
 import { fromWebResponse } from "./web_response.ts";
 import { commonJsProblem } from "./module_type.ts";
+import { nodeModuleSyntaxError } from "./node_syntax.ts";
 import { processSignals } from "./signals.ts";
 import type {
   HttpClient,
@@ -319,6 +320,7 @@ export const nodeRuntime: Runtime = {
     };
   },
   moduleLoadProblem: commonJsProblem,
+  moduleSyntaxError: nodeModuleSyntaxError,
   quietSqliteWarning: () => {
     // Only this one, which says nothing a serve user can act on, and for the rest of the process.
     dropWarnings("SQLite is an experimental feature");
