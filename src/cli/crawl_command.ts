@@ -67,7 +67,8 @@ export function addCrawlCommand(program: Command, context: CommandContext, run: 
       "after",
       `
 The dedicated options are settings too: --queue URL is -s queue=URL, and so on; they win over the same -s.
-Exit status: 0 when the crawl finished, 1 when it failed at run time, 2 for bad arguments or settings.`,
+Exit status: 0 when the crawl finished, 1 when it failed at run time or fetched nothing at all (every request
+failed or was dropped), 2 for bad arguments, settings or spider files found before fetching.`,
     )
     .action(async (file: string, parsed: ParsedCrawlOptions) => {
       const dedicated: Array<[string, string | undefined]> = [

@@ -43,7 +43,8 @@ export async function loadSpiders(file: string): Promise<SpiderClass[]> {
   } catch (error) {
     // The message, not the trace: a syntax error or a throw at the top of a spider file is for its author to fix,
     // and the first line says what; a syntax error's place is put before it, as file:line:column.
-    const place = syntaxErrorPlace(error, runtime.cwd());
+    const place = syntaxErrorPlace(error, runtime.cwd()) ??
+      (error instanceof SyntaxError ? syntaxErrorPlace(runtime.moduleSyntaxError(path), runtime.cwd()) : undefined);
     if (!place) throw new UsageError(`${file}: ${firstLine(error)}`, { cause: error });
     // Deno's message starts with the error's name, Node's does not: both read "SyntaxError: ...".
     const what = firstLine(error).replace(/^(?!SyntaxError\b)/, "SyntaxError: ");

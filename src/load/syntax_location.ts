@@ -3,7 +3,8 @@
  * the error's message ("SyntaxError: Expected ',', got ';'\n  |\n3 | ...\n    at file:///x/spider.ts:3:46"), which
  * the one-line report cut off; Node puts it at the head of the stack of a TypeScript file it strips
  * ("/x/spider.ts:3\n<the source>\n<spaces>^"), the column being the caret's. Node's error for a JavaScript module
- * says no place at all (it keeps it for the report of an uncaught error), so there the line stays without one.
+ * says no place at all (it keeps it for the report of an uncaught error): loadSpiders then asks the runtime to parse
+ * the file again (runtime.moduleSyntaxError), and reads the place from that error's head.
  */
 import { relative } from "node:path";
 import { fileURLToPath } from "node:url";

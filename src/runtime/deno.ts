@@ -148,6 +148,7 @@ export const denoRuntime: Runtime = {
   quietSqliteWarning: () => {},
   // Deno loads .ts and .js files as modules whatever a package.json says.
   moduleLoadProblem: () => undefined,
+  moduleSyntaxError: () => undefined,
   startWorker: (url) => {
     const worker = new Worker(url.href, { type: "module" });
     let ended = false;

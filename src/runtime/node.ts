@@ -19,6 +19,7 @@ import { nodeUncaughtErrors } from "./node_uncaught.ts";
 import { decodeUtf8OnNode } from "./node_utf8.ts";
 import { fromWebResponse } from "./web_response.ts";
 import { commonJsProblem } from "./module_type.ts";
+import { nodeModuleSyntaxError } from "./node_syntax.ts";
 import { processSignals } from "./signals.ts";
 import type {
   HttpClient,
@@ -305,6 +306,7 @@ export const nodeRuntime: Runtime = {
     };
   },
   moduleLoadProblem: commonJsProblem,
+  moduleSyntaxError: nodeModuleSyntaxError,
   quietSqliteWarning: () => {
     // Only this one, which says nothing a serve user can act on, and for the rest of the process.
     dropWarnings("SQLite is an experimental feature");

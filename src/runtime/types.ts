@@ -159,6 +159,11 @@ export interface Runtime {
    * change, or undefined when it will (Node: a .ts or .js file under a package.json with `"type": "commonjs"`).
    */
   moduleLoadProblem(path: string, shown: string): string | undefined;
+  /**
+   * After importing `path` (absolute) failed with a syntax error that says no place: the error of parsing it again,
+   * which does (Node's error for a JavaScript module has none; Deno's always has one, so Deno gives undefined).
+   */
+  moduleSyntaxError(path: string): unknown;
   /** Starts a module worker (a Web Worker on Deno, a worker thread on Node) running the module at `url`. */
   startWorker(url: URL): WorkerHandle;
   /** Inside a worker started by {@link startWorker}: its channel to the thread that started it. */

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { freePort } from "../helpers/free_port.ts";
 import { startFixtureSite } from "../helpers/fixture_site.ts";
+import { nothingFetched } from "../../src/cli/nothing_fetched.ts";
 import { runCli, withTempDir } from "./_run.ts";
 
 const MOD = JSON.stringify(new URL("../../mod.ts", import.meta.url).href);
@@ -161,4 +162,19 @@ Deno.test("allowedDomains written as a URL is a warning at start, and the crawl 
   } finally {
     await site.close();
   }
+});
+
+Deno.test("the nothing-fetched line names failures and drops together, and a crawl that tried nothing has none", () => {
+  const base = { pages: 0, errors: 0, dropped: {} };
+  assert.equal(nothingFetched(base), undefined, "nothing tried: a shared crawl's idle process, a rerun of seen URLs");
+  assert.equal(nothingFetched({ ...base, pages: 3, errors: 5, errors_network: 5 }), undefined);
+  assert.equal(
+    nothingFetched({ ...base, errors: 3, errors_network: 2, errors_timeout: 1, dropped: { robots: 1, trap: 2 } }),
+    "nothing was fetched: 3 requests failed (network: 2, timeout: 1) and 3 dropped (robots: 1, disallowed by " +
+      "robots.txt; trap: 2, looked like a crawler trap); each failure is logged as a warning",
+  );
+  assert.equal(
+    nothingFetched({ ...base, dropped: { max_pages_per_domain: 1 } }),
+    "nothing was fetched: every request was dropped (max_pages_per_domain: 1)",
+  );
 });

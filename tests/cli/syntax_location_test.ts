@@ -47,6 +47,30 @@ console.log(JSON.stringify(syntaxErrorPlace(error, ${JSON.stringify(dir)})));
   });
 });
 
+Deno.test("on Node 22, a JavaScript module's syntax error, which says no place, is placed by parsing it again", async () => {
+  await withTempDir(async (dir) => {
+    await writeFile(join(dir, "broken.mjs"), BROKEN.replace("(page: string)", "(page)"));
+    const script = join(dir, "place.mts");
+    const place = new URL("../../src/load/syntax_location.ts", import.meta.url).href;
+    const parse = new URL("../../src/runtime/node_syntax.ts", import.meta.url).href;
+    await writeFile(
+      script,
+      `import { syntaxErrorPlace } from ${JSON.stringify(place)};
+import { nodeModuleSyntaxError } from ${JSON.stringify(parse)};
+const path = ${JSON.stringify(join(dir, "broken.mjs"))};
+const error = await import(path).then(() => undefined, (error) => error);
+const again = nodeModuleSyntaxError(path);
+console.log(JSON.stringify([error.name, syntaxErrorPlace(error, ${
+        JSON.stringify(dir)
+      }) ?? null, syntaxErrorPlace(again, ${JSON.stringify(dir)})]));
+`,
+    );
+    const ran = await runCommand(NODE22, ["--experimental-strip-types", "--no-warnings", script], { cwd: dir });
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.deepEqual(JSON.parse(ran.stdout), ["SyntaxError", null, { ...PLACE, file: "broken.mjs" }]);
+  });
+});
+
 Deno.test("an error that is no syntax error, or says no place, has no place", () => {
   assert.equal(syntaxErrorPlace(new Error("broken on purpose"), "/"), undefined);
   assert.equal(syntaxErrorPlace(new SyntaxError("Unexpected token ';'"), "/"), undefined);
