@@ -30,6 +30,7 @@ export {
   type Step,
 } from "./src/spider/request.ts";
 export { Page } from "./src/spider/page.ts";
+export type { Contract, ContractCount, Contracts } from "./src/spider/contracts.ts";
 export { Selection, type SelectionMode } from "./src/spider/selection.ts";
 export { type ProcessLinks, Rule, type RuleOptions } from "./src/spider/rule.ts";
 export { LinkExtractor, type LinkExtractorOptions, type Pattern } from "./src/spider/link_extractor.ts";
