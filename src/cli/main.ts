@@ -12,6 +12,8 @@ import { addFetchCommand } from "./fetch.ts";
 import { addParseCommand } from "./parse.ts";
 import { addShellCommand } from "./shell.ts";
 import { addCheckCommand } from "./check.ts";
+import { addGenspiderCommand } from "./genspider.ts";
+import { addSettingsCommand } from "./settings_command.ts";
 import { type CliOutput, processOutput } from "./output.ts";
 import { addQueueCommand } from "./queue_command.ts";
 import { addServeCommand } from "./serve_command.ts";
@@ -57,6 +59,8 @@ export function createProgram(context: CommandContext, options: ProgramOptions =
   addParseCommand(program, context);
   addShellCommand(program, context);
   addCheckCommand(program, context);
+  addGenspiderCommand(program, context);
+  addSettingsCommand(program, context);
   return program;
 }
 
