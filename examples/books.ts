@@ -6,11 +6,26 @@
  *
  * `deno task demo` serves the copy in examples/site and runs this spider against it.
  */
-import { type Page, Request, Spider } from "../mod.ts";
+import { type Contracts, type Page, Request, Spider } from "../mod.ts";
 
 export class Books extends Spider {
   /** Where the shop is; `-a site=URL` points the spider at another copy of it. */
   site = "https://books.toscrape.com/";
+
+  /**
+   * What each callback must give, checked by `netweir check examples/books.ts -a site=URL` (URLs relative to the
+   * site; the book is one of the local copy's, examples/site): a listing page yields its 20 books and the next page,
+   * a book page one item with every field.
+   */
+  static contracts: Contracts = {
+    parse: { url: "", items: 0, requests: 21 },
+    parseBook: {
+      url: "catalogue/the-paper-compass_1/index.html",
+      items: 1,
+      requests: 0,
+      fields: ["title", "price", "availability", "upc", "url"],
+    },
+  };
 
   override async *start() {
     yield new Request({ url: this.site });

@@ -11,6 +11,9 @@ import { addListCommand } from "./list.ts";
 import { addFetchCommand } from "./fetch.ts";
 import { addParseCommand } from "./parse.ts";
 import { addShellCommand } from "./shell.ts";
+import { addCheckCommand } from "./check.ts";
+import { addGenspiderCommand } from "./genspider.ts";
+import { addSettingsCommand } from "./settings_command.ts";
 import { type CliOutput, processOutput } from "./output.ts";
 import { addQueueCommand } from "./queue_command.ts";
 import { addServeCommand } from "./serve_command.ts";
@@ -55,6 +58,9 @@ export function createProgram(context: CommandContext, options: ProgramOptions =
   addFetchCommand(program, context);
   addParseCommand(program, context);
   addShellCommand(program, context);
+  addCheckCommand(program, context);
+  addGenspiderCommand(program, context);
+  addSettingsCommand(program, context);
   return program;
 }
 
