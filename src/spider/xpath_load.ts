@@ -18,9 +18,14 @@ let engine: XPathEngine | undefined;
 /** The XPath engine, loaded on the first call. */
 export function xpathEngine(): XPathEngine {
   if (engine === undefined) {
-    const path = new URL(import.meta.url).pathname;
-    const extension = path.slice(path.lastIndexOf("."));
-    engine = createRequire(import.meta.url)(`./xpath_selection${extension}`) as XPathEngine;
+    try {
+      const path = new URL(import.meta.url).pathname;
+      const extension = path.slice(path.lastIndexOf("."));
+      engine = createRequire(import.meta.url)(`./xpath_selection${extension}`) as XPathEngine;
+    } catch (error) {
+      // A bundle that left the engine's files out (the single binary's, so far) has no file beside this one.
+      throw new Error(`XPath could not be loaded here: ${(error as Error).message.split("\n")[0]}`);
+    }
   }
   return engine;
 }

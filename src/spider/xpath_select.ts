@@ -10,6 +10,7 @@
 import * as xpathModule from "xpath";
 import type { AnyNode, Document, Element } from "domhandler";
 import { buildXTree, type XNode, type XTree } from "./xpath_dom.ts";
+import { optimiseXPath, type XPathSyntax } from "./xpath_optimise.ts";
 
 /**
  * What an XPath expression found: a node of the DOM, an attribute of an element, or a string, number or boolean
@@ -31,6 +32,8 @@ interface XPathValue {
   stringValue(): string;
 }
 interface ParsedXPath {
+  /** The syntax tree, under the library's XPath object. */
+  expression: { expression: unknown };
   evaluate(options: {
     node: XNode;
     variables?: Record<string, string | number | boolean>;
@@ -38,7 +41,7 @@ interface ParsedXPath {
     namespaces: Record<string, string>;
   }): XPathValue;
 }
-interface XPathLibrary {
+interface XPathLibrary extends XPathSyntax {
   parse(expression: string): ParsedXPath;
   XNodeSet: new () => XPathValue & { toArray(): XNode[] };
   XString: new () => XPathValue;
@@ -126,6 +129,7 @@ export function parseXPath(expression: string): ParsedXPath {
     if (typeof expression !== "string") throw new TypeError("xpath: the expression must be a string");
     try {
       parsed = library.parse(expression);
+      optimiseXPath(parsed.expression.expression, library);
     } catch (error) {
       throw new SyntaxError(`xpath: invalid expression ${JSON.stringify(expression)}: ${(error as Error).message}`);
     }
