@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startFixtureSite } from "../helpers/fixture_site.ts";
 import { startRedis } from "../helpers/redis.ts";
-import { bookUrls, readItems, readStats, startCrawler, waitUntil } from "./_crawl.ts";
+import { expectEveryBook, readItems, startCrawler, waitUntil } from "./_crawl.ts";
 
 const BOOKS = 200;
 const PREFIX = "netweir:{Shop}";
@@ -40,14 +40,7 @@ Deno.test("junk in dead processes' held entries is dropped and counted, and no p
       return files.flat().length >= BOOKS / 4;
     });
     await junk("during");
-    for (const crawler of crawlers) {
-      const result = await crawler.process.wait();
-      assert.equal(result.code, 0, result.stderr);
-    }
-    const files = await Promise.all(crawlers.map((crawler) => readItems(crawler.items)));
-    const urls = new Set(files.flat().map((item) => item.url));
-    assert.deepEqual(bookUrls(site, BOOKS).filter((url) => !urls.has(url)), [], "no book is missing");
-    const stats = await Promise.all(crawlers.map((crawler) => readStats(crawler.stats)));
+    const stats = await expectEveryBook(site, BOOKS, crawlers);
     assert.equal(stats.reduce((sum, one) => sum + Number(one.queue_bad ?? 0), 0), 4, JSON.stringify(stats));
     for (const one of stats) assert.equal(one.finish_reason, "finished");
   } finally {

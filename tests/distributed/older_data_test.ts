@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startFixtureSite } from "../helpers/fixture_site.ts";
 import { startRedis } from "../helpers/redis.ts";
-import { bookUrls, readItems, readStats, startCrawler, waitUntil } from "./_crawl.ts";
+import { expectEveryBook, readItems, startCrawler, waitUntil } from "./_crawl.ts";
 
 const BOOKS = 300;
 
@@ -40,14 +40,7 @@ Deno.test("a Redis restarted from older data loses no page: the processes fetch 
     await cp(older, join(data, "appendonlydir"), { recursive: true });
     await redis.restart();
 
-    for (const crawler of crawlers) {
-      const result = await crawler.process.wait();
-      assert.equal(result.code, 0, result.stderr);
-    }
-    const files = await Promise.all(crawlers.map((crawler) => readItems(crawler.items)));
-    const urls = new Set(files.flat().map((item) => item.url));
-    assert.deepEqual(bookUrls(site, BOOKS).filter((url) => !urls.has(url)), [], "no book is missing");
-    for (const crawler of crawlers) assert.equal((await readStats(crawler.stats)).finish_reason, "finished");
+    for (const stats of await expectEveryBook(site, BOOKS, crawlers)) assert.equal(stats.finish_reason, "finished");
   } finally {
     await rm(dir, { recursive: true, force: true });
     await redis.stop();
