@@ -26,7 +26,6 @@ import { join } from "node:path";
 import { Queue } from "../../src/queue/queue.ts";
 import { RedisConnection } from "../../src/queue/redis_client.ts";
 import { keyPrefix } from "../../src/queue/redis_frontier.ts";
-import { SCRIPTS } from "../../src/queue/redis_scripts.ts";
 import { parseRedisUrl } from "../../src/settings/redis_url.ts";
 import { runtime } from "../../src/runtime/mod.ts";
 import { RedisFrontier } from "../../src/queue/redis_frontier.ts";
@@ -36,6 +35,7 @@ import { type RedisServer, startRedis } from "../../tests/helpers/redis.ts";
 import { serveShop } from "./shop_server.ts";
 import { startFixtureSite } from "../../tests/helpers/fixture_site.ts";
 import { median } from "./median.ts";
+import { measurePageCost, printPageCost } from "./redis_cost.ts";
 
 const args = runtime.args();
 const requestCounts = args[0] ? args[0].split(",").map(Number) : [10_000, 100_000, 1_000_000];
@@ -141,23 +141,6 @@ async function filterMemory(count: number): Promise<void> {
   });
 }
 
-/** The commands the queue's scripts run inside Redis: counted by commandstats, but not round trips. */
-function commandsInsideScripts(): Set<string> {
-  const names = new Set<string>();
-  for (const lua of Object.values(SCRIPTS)) {
-    // redis.call('X', ...), redis.pcall('X', ...) and pcall(redis.call, 'X', ...)
-    for (const match of lua.matchAll(/redis\.p?call\(?,?\s*'(\w+)'/g)) names.add(match[1].toLowerCase());
-  }
-  return names;
-}
-
-/** Calls per command from INFO commandstats. */
-function commandCalls(info: string): Map<string, number> {
-  const calls = new Map<string, number>();
-  for (const match of info.matchAll(/^cmdstat_([\w|-]+):calls=(\d+)/gm)) calls.set(match[1], Number(match[2]));
-  return calls;
-}
-
 /** The arguments of a crawl of the shop: books.ts unless `spider` is LINKY (with the shop's size). */
 function crawlArgs(shop: string, spider: string, statsFile: string, extra: string[]): string[] {
   const linky = spider === LINKY ? ["--spider", "LinkyBooks", "-a", `books=${books}`] : [];
@@ -180,46 +163,10 @@ async function crawl(shop: string, extra: string[], spider = SPIDER): Promise<Re
 /** The settings that make a crawl use the Redis queue, ending as soon as it is idle. */
 const queued = (redis: RedisServer, key: string) => ["--queue", redis.url, "--queue-key", key, "-s", "queue_idle=0"];
 
-/** Redis's own CPU seconds so far (user and system, its main thread and the rest). */
-async function redisCpu(connection: RedisConnection): Promise<number> {
-  const info = await connection.client.info("cpu");
-  const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, "m").exec(info)?.[1] ?? 0);
-  return field("used_cpu_sys") + field("used_cpu_user");
-}
-
 /** (b) Round trips, commands and Redis CPU per page, for one spider. */
 async function costPerPage(shop: string, spider: string, label: string): Promise<void> {
-  await withRedis(async (redis, connection) => {
-    await connection.client.config("RESETSTAT");
-    const cpuBefore = await redisCpu(connection);
-    const stats = await crawl(shop, queued(redis, "cost"), spider);
-    const cpu = await redisCpu(connection) - cpuBefore;
-    const calls = commandCalls(await connection.client.info("commandstats"));
-    calls.delete("config|resetstat");
-    calls.delete("info");
-    const inside = commandsInsideScripts();
-    let trips = 0;
-    let total = 0;
-    const tripsBy: string[] = [];
-    const insideBy: Array<[string, number]> = [];
-    for (const [name, n] of calls) {
-      total += n;
-      if (inside.has(name)) {
-        insideBy.push([name, n]);
-        continue;
-      }
-      trips += n;
-      tripsBy.push(`${name} ${number(n)}`);
-    }
-    const perPage = (n: number) => (n / stats.pages).toFixed(2);
-    const top = insideBy.sort((x, y) => y[1] - x[1]).slice(0, 6).map(([name, n]) => `${name} ${perPage(n)}`);
-    console.log(
-      `  ${label}: ${number(stats.pages)} pages, ${number(stats.pushed)} pushed, ${number(stats.leased)} leased`,
-    );
-    console.log(`    round trips ${perPage(trips)} a page (${tripsBy.join(", ")})`);
-    console.log(`    commands ${perPage(total)} a page, script steps included (most: ${top.join(", ")})`);
-    console.log(`    Redis CPU ${(cpu * 1000 / stats.pages).toFixed(3)} ms a page (${cpu.toFixed(2)} s in all)`);
-  });
+  const linky = spider === LINKY ? ["--spider", "LinkyBooks", "-a", `books=${books}`] : [];
+  printPageCost(label, await measurePageCost(["crawl", spider, ...linky, "-a", `site=${shop}`, ...SETTINGS]));
 }
 
 /** (c) Crawl-wide pages/s of `processes` processes of LinkyBooks started together on one fresh queue. */

@@ -129,6 +129,11 @@ export class Crawl {
   /** Pages done here whose finish the frontier has not confirmed yet (see #finishLater). */
   readonly #finishing = new Set<Promise<void>>();
   #leasing = false;
+  /** When the last lease was asked for (epoch ms), and whether it brought fewer than asked (see #leaseWorthAsking). */
+  #leasedAt = 0;
+  #lastLeaseShort = false;
+  /** Whether a page finished since the last lease yielded requests (they may be in the queue now). */
+  #queuedSinceLease = false;
   /**
    * Set when a lease brought fewer requests than asked for: the queue has no more for now. The loop leases again
    * only once something may have changed (a page finished, start requests went in, the idle poll), rather than ask
@@ -277,7 +282,7 @@ export class Crawl {
     while (this.#stopReason === null) {
       // After a lease that drained the queue, ask again only once something changed (a page finished, start
       // requests arrived, or the idle poll below), or the loop would spin on promises and starve timers and I/O.
-      if (!this.#leasing && !this.#queueDrained && this.#freeCapacity() > 0) {
+      if (!this.#leasing && !this.#queueDrained && this.#leaseWorthAsking()) {
         this.#leaseMore();
       }
       const nextReady = this.#startReady();
@@ -349,6 +354,7 @@ export class Crawl {
     const done: Promise<void> = this.#frontier.finish(lease, yielded)
       .catch((error) => this.#fail(error))
       .finally(() => {
+        if (yielded.length > 0) this.#queuedSinceLease = true;
         this.#finishing.delete(done);
         this.#queueDrained = false;
         this.#wake();
@@ -356,12 +362,31 @@ export class Crawl {
     this.#finishing.add(done);
   }
 
+  /**
+   * Whether to lease now: at any free slot, unless the last lease came back short (the queue had no more for this
+   * process, or only sites it has enough of waiting here). Then another lease at each page that finishes, as with the
+   * autothrottle on (pages finish one at a time, spaced by their site's delay), cost a shared queue a call a page
+   * that mostly took nothing. So the next one waits until pages this process finished since have queued links and
+   * half its slots are free, or IDLE_POLL_MS has passed (other processes may have queued some meanwhile); with
+   * nothing in flight or waiting here it goes at once, since what it brings can start at once (a chain's next link).
+   */
+  #leaseWorthAsking(): boolean {
+    const free = this.#freeCapacity();
+    if (free <= 0) return false;
+    if (!this.#lastLeaseShort || (this.#waitingCount === 0 && this.#inFlight.size === 0)) return true;
+    if (Date.now() - this.#leasedAt >= IDLE_POLL_MS) return true;
+    return this.#queuedSinceLease && free >= Math.ceil(this.settings.concurrency / 2);
+  }
+
   #leaseMore(): void {
     this.#leasing = true;
+    this.#leasedAt = Date.now();
+    this.#queuedSinceLease = false;
     const want = this.#freeCapacity();
     const crawlDelay = (host: string) => this.#ctx.slots.crawlDelay(host);
     this.#frontier.lease(want, { skipHost: this.#hostHasEnough, crawlDelay }).then(async (leases) => {
       this.#queueDrained = leases.length < want;
+      this.#lastLeaseShort = leases.length < want;
       for (const lease of leases) await this.#accept(lease);
     }).catch((error) => this.#fail(error)).finally(() => {
       this.#leasing = false;

@@ -90,15 +90,24 @@ end
 -- or failed over to a replica that was behind, the crawl's keys were cleared, or the process was taken for dead
 -- (its mark goes with its requests). Then what the process remembers as queued may not be, and the call answers
 -- NWSTALE with what is kept and why, having changed nothing. A pid of '' (netweir queue push) is never checked.
-local function stale(pid, ack)
+local function stale(pid, ack, bump)
   if pid == '' then return nil end
-  local ok, kept = pcall(redis.call, 'HGET', P .. ':marks', pid)
-  if not ok then
-    set_aside(P .. ':marks')
-    kept = false
+  local kept
+  if bump then
+    -- Bumped first, in one command, and put back as it was when the call is refused.
+    local ok, now = pcall(redis.call, 'HINCRBY', P .. ':marks', pid, 1)
+    if not ok then
+      set_aside(P .. ':marks')
+      now = redis.call('HINCRBY', P .. ':marks', pid, 1)
+    end
+    kept = now - 1
+    if kept >= ack then return nil, now end
+    if kept == 0 then redis.call('HDEL', P .. ':marks', pid) else redis.call('HINCRBY', P .. ':marks', pid, -1) end
+  else
+    local ok, value = pcall(redis.call, 'HGET', P .. ':marks', pid)
+    kept = ok and tonumber(value or '0') or 0
+    if kept >= ack then return nil end
   end
-  kept = tonumber(kept or '0') or 0
-  if kept >= ack then return nil end
   local why = 'behind'
   if redis.call('EXISTS', P .. ':cleared') == 1 then
     why = 'cleared'
@@ -108,9 +117,6 @@ local function stale(pid, ack)
     why = 'dead'
   end
   return redis.error_reply('NWSTALE ' .. kept .. ' ' .. why)
-end
-local function bump_mark(pid)
-  return redis.call('HINCRBY', P .. ':marks', pid, 1)
 end
 -- The duplicate filter: fingerprints in hashes ("buckets") named after the fingerprint's first hex digits, each
 -- kept small enough to stay a listpack (about 20 bytes a fingerprint, plus about 100 for the bucket). As the filter
@@ -368,13 +374,13 @@ end
  */
 export const PUSH = COMMON + `
 local pid, ack = ARGV[3] or '', tonumber(ARGV[4] or '0')
-local refused = stale(pid, ack)
+local refused, mark = stale(pid, ack, true)
 if refused then return refused end
 local b = batch()
 local added = add(b, 2)
 flush(b)
 if pid == '' then return added end
-return {added, bump_mark(pid), ASIDE}
+return {added, mark, ASIDE}
 `;
 
 /**
@@ -390,7 +396,7 @@ return {added, bump_mark(pid), ASIDE}
  */
 export const FINISH = COMMON + `
 local pid, ack = ARGV[2], tonumber(ARGV[3])
-local refused = stale(pid, ack)
+local refused, mark = stale(pid, ack, true)
 if refused then return refused end
 local max, max_bytes = tonumber(ARGV[4]), tonumber(ARGV[5])
 local per_domain, min_delay = tonumber(ARGV[6]), tonumber(ARGV[7])
@@ -413,10 +419,9 @@ local out = {}
 if #ARGV > first then
   local b = batch()
   local held = P .. ':held:' .. pid
-  if not is_hash(held) then set_aside(held) end
   for i = first, #ARGV - 1, 2 do
     local entry = polite and redis.call('HGET', held, ARGV[i])
-    if redis.call('HDEL', held, ARGV[i]) == 0 then
+    if write_to('HDEL', held, ARGV[i]) == 0 then
       out[#out + 1] = -1
     else
       if entry then release_busy(held_host(entry)) end
@@ -429,7 +434,7 @@ local big = 0
 if max > 0 then big = take(pid, max, max_bytes, skip, soft, out, polite) end
 out[#out + 1] = ASIDE
 out[#out + 1] = big
-out[#out + 1] = bump_mark(pid)
+out[#out + 1] = mark
 return out
 `;
 

@@ -2,6 +2,7 @@
  * Shared parts of the distributed tests: starting `netweir crawl` processes on one Redis queue (each with its own
  * items file and stats file), reading what they wrote, what the fixture shop was asked for, and what Redis holds.
  */
+import assert from "node:assert/strict";
 import { shopSpiderMjs } from "../helpers/npm_spiders.ts";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -153,4 +154,23 @@ export async function deleteQueueKeys(redis: RedisServer, key: string): Promise<
   const keys = await redis.command("KEYS", `netweir:{${key}}:*`) as string[];
   if (keys.length === 0) return 0;
   return Number(await redis.command("DEL", ...keys));
+}
+
+/**
+ * Waits for every crawler to end, and checks that each exited 0 and that the union of their items files has every
+ * book of the shop on `site`. Returns their stats.
+ */
+export async function expectEveryBook(
+  site: FixtureSite,
+  books: number,
+  crawlers: readonly Crawler[],
+): Promise<Array<Record<string, unknown>>> {
+  for (const crawler of crawlers) {
+    const result = await crawler.process.wait();
+    assert.equal(result.code, 0, result.stderr);
+  }
+  const files = await Promise.all(crawlers.map((crawler) => readItems(crawler.items)));
+  const urls = new Set(files.flat().map((item) => item.url));
+  assert.deepEqual(bookUrls(site, books).filter((url) => !urls.has(url)), [], "no book is missing");
+  return await Promise.all(crawlers.map((crawler) => readStats(crawler.stats)));
 }
