@@ -3,8 +3,9 @@
  * can schedule a job chooses these paths, so each is checked before the job is queued: relative, no `..`, not a
  * URL, and no symlink on the way that leads out.
  */
-import { lstat, readlink, realpath } from "node:fs/promises";
+import { lstat, mkdir, readlink, realpath } from "node:fs/promises";
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { PRIVATE_DIR } from "./private_files.ts";
 
 /** Settings naming a file or directory: over HTTP, confined to DIR/data/PROJECT. */
 export const CONFINED_SETTINGS: ReadonlySet<string> = new Set([
@@ -103,14 +104,40 @@ export async function confinePath(setting: string, value: string, dataDir: strin
   if (target === root) {
     throw new ConfinementError(`${setting} ${quoted} names the data directory itself; name a file or directory in it`);
   }
+  if (await leadsOut(root, target)) {
+    throw new ConfinementError(`${setting} ${quoted} leads through a symlink to outside the project's data directory`);
+  }
+  return target;
+}
+
+/** Whether `target` (absolute, below `root`) leads through a symlink under `root` to outside it. */
+async function leadsOut(root: string, target: string): Promise<boolean> {
   // Only a symlink under the data directory can lead out of it; what is above it is the operator's choice.
   const realRoot = await realpath(root).catch(() => undefined);
-  if (realRoot !== undefined && inside(root, await deepestExisting(target))) {
-    if (!(await staysInside(realRoot, target))) {
+  if (realRoot === undefined || !inside(root, await deepestExisting(target))) return false;
+  return !(await staysInside(realRoot, target));
+}
+
+/**
+ * Checks a job's file settings again as its process starts, and makes the folders they need: a symlink planted in
+ * the data directory after the job was scheduled (by another job's spider, say) must not lead its files out. Takes
+ * the "KEY=VALUE" settings as stored (file settings already absolute, inside `dataDir`).
+ *
+ * @throws ConfinementError naming the setting whose path now leads out (or is no longer inside `dataDir`).
+ */
+export async function reconfine(settings: readonly string[], dataDir: string): Promise<void> {
+  const root = resolve(dataDir);
+  for (const pair of settings) {
+    const eq = pair.indexOf("=");
+    const setting = pair.slice(0, eq);
+    if (eq < 0 || !CONFINED_SETTINGS.has(setting)) continue;
+    const target = resolve(root, pair.slice(eq + 1));
+    if (!inside(root, target) || await leadsOut(root, target)) {
       throw new ConfinementError(
-        `${setting} ${quoted} leads through a symlink to outside the project's data directory`,
+        `${setting} ${JSON.stringify(target)} now leads through a symlink to outside the project's data directory ` +
+          "(planted after the job was scheduled); the job did not start",
       );
     }
   }
-  return target;
+  for (const folder of confinedFolders(settings, root)) await mkdir(folder, { recursive: true, mode: PRIVATE_DIR });
 }

@@ -140,6 +140,8 @@ function errorResponse(status: number, message: string, nodeName: string | undef
 /** One accepted connection. `responding` runs from a complete request until the response is flushed. */
 interface Connection {
   socket: Socket;
+  /** The client's address, as the per-address limit counts it. */
+  address: string;
   phase: "reading" | "responding" | "lingering";
   closed: Promise<void>;
 }
@@ -153,26 +155,47 @@ export async function startHttpServer(handler: FetchHandler, options: HttpServer
   }
   const log = options.log ?? ((line: string) => console.error(line));
   const open = new Set<Connection>();
-  const perAddress = new Map<string, number>();
+  /** Each address's open connections, oldest first (a Set keeps the order they were added in). */
+  const perAddress = new Map<string, Set<Connection>>();
   let closing = false;
+
+  /** Counts a connection out of the limits, once: when it has closed, or when it was made to give way. */
+  const forget = (connection: Connection) => {
+    open.delete(connection);
+    const mine = perAddress.get(connection.address);
+    mine?.delete(connection);
+    if (mine?.size === 0) perAddress.delete(connection.address);
+  };
+
+  /**
+   * Makes room among `connections` by closing the oldest one that is only lingering (its answer sent, the client's
+   * side not closed yet). A client that opens its next connection as soon as it has read an answer would otherwise
+   * find the last one still counted, for the moment its close takes to arrive, and be refused below the limit.
+   */
+  const giveWay = (connections: Iterable<Connection>): boolean => {
+    for (const connection of connections) {
+      if (connection.phase !== "lingering") continue;
+      forget(connection);
+      connection.socket.destroy();
+      return true;
+    }
+    return false;
+  };
 
   const server = createServer({ allowHalfOpen: true }, (socket) => {
     const address = plainAddress(socket.remoteAddress);
     socket.on("error", () => {}); // resets are routine; 'close' follows and does the bookkeeping
-    const mine = perAddress.get(address ?? "") ?? 0;
-    if (closing || address === undefined || mine >= limits.maxPerAddress || open.size >= limits.maxConnections) {
+    const mine = perAddress.get(address ?? "") ?? new Set<Connection>();
+    const room = (mine.size < limits.maxPerAddress || giveWay(mine)) &&
+      (open.size < limits.maxConnections || giveWay(open));
+    if (closing || address === undefined || !room) {
       socket.destroy(); // unanswered, at once: an answer would cost more than the connection is worth
       return;
     }
-    perAddress.set(address, mine + 1);
     const connection = serveConnection(socket, address);
     open.add(connection);
-    void connection.closed.then(() => {
-      open.delete(connection);
-      const left = (perAddress.get(address) ?? 1) - 1;
-      if (left > 0) perAddress.set(address, left);
-      else perAddress.delete(address);
-    });
+    perAddress.set(address, mine.add(connection));
+    void connection.closed.then(() => forget(connection));
   });
   const { hostname, port } = await new Promise<{ hostname: string; port: number }>((resolve, reject) => {
     server.once("error", reject);
@@ -187,7 +210,7 @@ export async function startHttpServer(handler: FetchHandler, options: HttpServer
 
   function serveConnection(socket: Socket, remoteAddress: string): Connection {
     const { promise: closed, resolve: markClosed } = Promise.withResolvers<void>();
-    const connection: Connection = { socket, phase: "reading", closed };
+    const connection: Connection = { socket, address: remoteAddress, phase: "reading", closed };
     const gone = new AbortController();
     let buffered: Buffer = Buffer.alloc(0);
     let head: ParsedHead | undefined;

@@ -9,7 +9,6 @@ import { rm } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { formatLogLine, type LogFormat, maskSecrets } from "../log.ts";
 import type { Logger } from "../spider/types.ts";
-import { confinedFolders } from "./confine.ts";
 import { jobLimitProblem } from "./job_limits.ts";
 import type { JobCounts, JobStore } from "./job_store.ts";
 import { appendPrivate, makePrivateDir, PRIVATE_DIR, PRIVATE_FILE } from "./private_files.ts";
@@ -71,6 +70,16 @@ export function crawlArgs(job: JobRecord, paths: ServePaths): string[] {
 }
 
 /**
+ * What a job's process is given in its spec file: the `netweir crawl` arguments, and the project's data directory
+ * and the job's settings, for checking its file settings again before the crawl opens them.
+ */
+export interface JobSpec {
+  argv: string[];
+  dataDir: string;
+  settings: string[];
+}
+
+/**
  * Writes the job's crawl arguments to its spec file, readable by this user alone (the folder too), for
  * `netweir _serve_job SPEC` to read and delete: a command line can be read by every user of the machine, and a job's
  * settings may hold passwords (http_auth, a proxy's, a Redis URL's).
@@ -79,7 +88,8 @@ function writeJobSpec(job: JobRecord, paths: ServePaths): string {
   const file = paths.jobSpecFile(job);
   makePrivateDir(dirname(file));
   chmodSync(dirname(file), PRIVATE_DIR);
-  writeFileSync(file, JSON.stringify({ argv: crawlArgs(job, paths) }), { mode: PRIVATE_FILE });
+  const spec: JobSpec = { argv: crawlArgs(job, paths), dataDir: paths.dataDir(job.project), settings: job.settings };
+  writeFileSync(file, JSON.stringify(spec), { mode: PRIVATE_FILE });
   return file;
 }
 
@@ -274,12 +284,10 @@ export class JobRunner implements JobService {
       // schedule.json refuses such a job; one stored before the limits existed fails here rather than start.
       const tooMuch = jobLimitProblem(job);
       if (tooMuch) throw new Error(tooMuch);
-      // The crawl writes its items and stats there, and its warc, har and the like in their folders of the data
-      // directory (`warc=runs/books.warc`), none of which it makes itself.
-      const folders = [this.#paths.itemsFile(job), this.#paths.statsFile(job)].map((file) => dirname(file));
-      for (const folder of [...folders, ...confinedFolders(job.settings, this.#paths.dataDir(job.project))]) {
-        makePrivateDir(folder);
-      }
+      // The crawl writes its items and stats there, which it does not make itself. The folders of its warc, har and
+      // the like in the data directory (`warc=runs/books.warc`) are made by the job's process, after it has checked
+      // them again (confine.ts's reconfine).
+      for (const file of [this.#paths.itemsFile(job), this.#paths.statsFile(job)]) makePrivateDir(dirname(file));
       this.#note(job, "INFO", startLine(job));
       crawl = startProcessGroup({
         command: this.#cli.command,

@@ -108,3 +108,30 @@ Deno.test("everyone together gets 256 connections at once: past that a new one i
     await stopQuietly(service);
   }
 });
+
+Deno.test("an address below 8 connections at once is never refused: 7 clients, 150 requests each, all answered", async () => {
+  let service: ServeProcess | undefined;
+  try {
+    await withTempDir(async (dir) => {
+      service = await startServe(join(dir, "serve"), [], { env: NO_LOGIN });
+      const port = service.port;
+      // Each client opens its next connection as soon as it has read an answer, as curl in a loop or a dashboard's
+      // poller does: at most 7 of them are waiting for an answer at any moment. The service's side of an answered
+      // connection closes a moment after the client's; it must not count against the next connection.
+      const client = async () => {
+        const failures: string[] = [];
+        for (let request = 0; request < 150; request++) {
+          const connection = await openConnection(port);
+          connection.socket.write("GET /daemonstatus.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+          const answer = await connection.closed;
+          if (!answer.startsWith("HTTP/1.1 200 ")) failures.push(answer === "" ? "closed unanswered" : answer);
+        }
+        return failures;
+      };
+      const failures = (await Promise.all(Array.from({ length: 7 }, client))).flat();
+      assert.deepEqual(failures, [], `${failures.length} of 1,050 requests were not answered`);
+    });
+  } finally {
+    await stopQuietly(service);
+  }
+});
