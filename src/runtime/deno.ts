@@ -3,16 +3,11 @@ import { wireHttpClient } from "./h1/client.ts";
 import { dialDeno } from "./deno_socket.ts";
 import { fromWebResponse } from "./web_response.ts";
 import { processSignals } from "./signals.ts";
+import { denoWatchHost } from "./deno_signal_watch.ts";
+import { denoWorkerHandle } from "./deno_worker_handle.ts";
+import { watchStopSignals } from "./stop_signal_watch.ts";
 import { CRAWL_V8_FLAGS, flagsNotGiven } from "./heap_flags.ts";
-import type {
-  HttpClient,
-  HttpClientOptions,
-  Listener,
-  ListenOptions,
-  ProcessSignal,
-  Runtime,
-  StopSignal,
-} from "./types.ts";
+import type { HttpClient, HttpClientOptions, Listener, ListenOptions, ProcessSignal, Runtime } from "./types.ts";
 
 /** Deno's TextDecoder is fast on page bodies already (3 to 5 µs for an 11 KB page): decodeUtf8 is it. */
 const utf8 = new TextDecoder("utf-8");
@@ -112,10 +107,8 @@ export const denoRuntime: Runtime = {
   pid: Deno.pid,
   signalProcess,
   killProcessGroup,
-  onSignal(signal: StopSignal, handler: () => void) {
-    Deno.addSignalListener(signal, handler);
-    return () => Deno.removeSignalListener(signal, handler);
-  },
+  onSignal: denoWatchHost.onSignal,
+  watchStopSignals: (options) => watchStopSignals(denoWatchHost, options),
   onUncaughtError(handler) {
     // preventDefault is what keeps Deno from ending the process; without it the runtime reports the error as usual.
     const onRejection = (event: PromiseRejectionEvent) => {
@@ -149,27 +142,7 @@ export const denoRuntime: Runtime = {
   // Deno loads .ts and .js files as modules whatever a package.json says.
   moduleLoadProblem: () => undefined,
   moduleSyntaxError: () => undefined,
-  startWorker: (url) => {
-    const worker = new Worker(url.href, { type: "module" });
-    let ended = false;
-    let onExit: (error: Error) => void = () => {};
-    worker.onerror = (event) => {
-      // Handled here: an error left unhandled in a worker would end the whole process.
-      event.preventDefault();
-      if (ended) return;
-      ended = true;
-      onExit(new Error(event.message || "the worker failed"));
-    };
-    return {
-      post: (message) => worker.postMessage(message),
-      onMessage: (handler) => worker.onmessage = (event) => handler(event.data),
-      onExit: (handler) => onExit = handler,
-      terminate: () => {
-        ended = true;
-        worker.terminate();
-      },
-    };
-  },
+  startWorker: (url) => denoWorkerHandle(new Worker(url.href, { type: "module" })),
   workerChannel: () => {
     const scope = globalThis as unknown as {
       postMessage(message: unknown): void;

@@ -21,6 +21,9 @@ import { fromWebResponse } from "./web_response.ts";
 import { commonJsProblem } from "./module_type.ts";
 import { nodeModuleSyntaxError } from "./node_syntax.ts";
 import { processSignals } from "./signals.ts";
+import { nodeWatchHost } from "./node_signal_watch.ts";
+import { nodeWorkerHandle } from "./node_worker_handle.ts";
+import { watchStopSignals } from "./stop_signal_watch.ts";
 import type {
   HttpClient,
   HttpClientOptions,
@@ -235,6 +238,11 @@ const { signalProcess, killProcessGroup } = processSignals({
   killTree: (pid) => spawnSync("taskkill", ["/pid", String(pid), "/T", "/F"], { stdio: "ignore" }).status === 0,
 });
 
+function onSignal(signal: StopSignal, handler: () => void): () => void {
+  process.on(signal, handler);
+  return () => void process.off(signal, handler);
+}
+
 export const nodeRuntime: Runtime = {
   name: "node",
   version: process.versions.node,
@@ -259,10 +267,8 @@ export const nodeRuntime: Runtime = {
   pid: process.pid,
   signalProcess,
   killProcessGroup,
-  onSignal(signal: StopSignal, handler: () => void) {
-    process.on(signal, handler);
-    return () => void process.off(signal, handler);
-  },
+  onSignal,
+  watchStopSignals: (options) => watchStopSignals(nodeWatchHost(onSignal), options),
   onUncaughtError: nodeUncaughtErrors(),
   stderrIsTerminal: () => Boolean(process.stderr.isTTY),
   writeStderr: (text) => void process.stderr.write(text),
@@ -275,25 +281,7 @@ export const nodeRuntime: Runtime = {
   stdin: () => Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
   startWorker: (url) => {
     const sea = singleExecutable();
-    const worker = sea ? startBundledWorker(sea) : new Worker(url);
-    let ended = false;
-    let onExit: (error: Error) => void = () => {};
-    const end = (error: Error) => {
-      if (ended) return;
-      ended = true;
-      onExit(error);
-    };
-    worker.on("error", (error) => end(error instanceof Error ? error : new Error(String(error))));
-    worker.on("exit", (code) => end(new Error(`the worker ended (exit code ${code})`)));
-    return {
-      post: (message) => worker.postMessage(message),
-      onMessage: (handler) => void worker.on("message", handler),
-      onExit: (handler) => onExit = handler,
-      terminate: () => {
-        ended = true;
-        void worker.terminate();
-      },
-    };
+    return nodeWorkerHandle(sea ? startBundledWorker(sea) : new Worker(url));
   },
   workerChannel: () => {
     if (!parentPort) throw new Error("not in a worker");

@@ -4,6 +4,8 @@
  * `process.*` itself, so the npm build is a transpile rather than a rewrite.
  */
 
+import type { StopSignalWatch, StopSignalWatchOptions } from "./stop_signal_watch.ts";
+
 /** A signal a crawl or server reacts to. */
 export type StopSignal = "SIGINT" | "SIGTERM";
 
@@ -123,6 +125,12 @@ export interface Runtime {
   killProcessGroup(pgid: number, signal: ProcessSignal): boolean;
   /** Adds a handler for a signal; returns a function that removes it. */
   onSignal(signal: StopSignal, handler: () => void): () => void;
+  /**
+   * Watches SIGINT and SIGTERM from a thread of their own, which hears them while the main thread is busy in
+   * synchronous code: the first is handed to the main thread, a second one (or a main thread that runs nothing for
+   * `stuckMs` after a SIGTERM) ends the process by that signal (stop_signal_watch.ts).
+   */
+  watchStopSignals(options: StopSignalWatchOptions): StopSignalWatch;
   /**
    * Adds a handler for errors nothing caught: a promise rejected with no handler, a throw in a timer or an event
    * listener. The handler returns true when it dealt with the error; then the process carries on instead of ending
