@@ -12,7 +12,7 @@
  *   tag names keep their case), implied and suppressed elements (`</p>`, `</br>`, a second `<form>`) and which
  *   elements an end tag closes (so which ones a template holds).
  */
-import { Parser } from "htmlparser2";
+import { LinearParser } from "./linear_parser.ts";
 import { SkippingTokenizer } from "./skipping_tokenizer.ts";
 
 /** An element as the DOM would have it: its name in lower case, and its attributes. */
@@ -106,7 +106,7 @@ function parserScan(html: string, names: ReadonlySet<string>): ScannedElement[] 
   // The open elements, as the DOM builder stacks them: whether each is a template.
   const open: boolean[] = [];
   let templates = 0;
-  const parser = new Parser({
+  const parser = new LinearParser({
     onopentag(name, attribs) {
       // Compared in lower case, as css() compares names (SVG keeps camelCase names such as clipPath).
       const lower = name.toLowerCase();

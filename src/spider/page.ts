@@ -6,7 +6,6 @@
  * are answered from a streaming scan that builds no DOM (element_scan.ts); the DOM is built for anything else, or
  * when such a selection is asked for text or HTML.
  */
-import { parseDocument } from "htmlparser2";
 import { type Document, type Element, isTag } from "domhandler";
 import { type FetchedResponse, makeResponse } from "./response.ts";
 import { KnownUrl, PARSED_URL, type ParsedRequestInit, Request, type RequestOptions } from "./request.ts";
@@ -17,7 +16,7 @@ import { isHttpUrl, type LinkScan, needsBase, resolveHref, walkLinks } from "./h
 import { scanElements, type ScannedElement } from "./element_scan.ts";
 import type { LightDocument, LightElement } from "./light_document.ts";
 import { buildLightDocument } from "./light_builder.ts";
-import { SkippingTokenizer } from "./skipping_tokenizer.ts";
+import { parseHtmlDocument } from "./linear_parser.ts";
 import { answersLight, selectLight } from "./light_select.ts";
 import type { XPathOptions } from "./xpath_select.ts";
 import type { XPathSelection } from "./xpath_selection.ts";
@@ -270,7 +269,7 @@ export class Page {
    * @ignore
    */
   get document(): Document {
-    return this.#document ??= parseDocument(this.text, { Tokenizer: SkippingTokenizer });
+    return this.#document ??= parseHtmlDocument(this.text);
   }
 
   /** The elements matching a CSS selector; may end with `::text` or `::attr(name)`. */

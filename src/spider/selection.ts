@@ -2,7 +2,7 @@
  * Selections: the elements a CSS selector matched on a page, with the reading methods callbacks use (`text`,
  * `attr`, `attrs`, `html`) and Scrapy's `::text` / `::attr(name)` endings as sugar.
  */
-import { compile, selectAll } from "css-select";
+import { compile } from "css-select";
 import { type AnyNode, type Document, type Element, isTag, isText } from "domhandler";
 import * as DomUtils from "domutils";
 import { textContent } from "domutils";
@@ -10,6 +10,7 @@ import render from "dom-serializer";
 import type { ScannedElement } from "./element_scan.ts";
 import type { LightElement } from "./light_document.ts";
 import { selectLight } from "./light_select.ts";
+import { searchAll } from "./dom_search.ts";
 import { xpathEngine } from "./xpath_load.ts";
 import type { XPathOptions } from "./xpath_select.ts";
 import type { XPathSelection } from "./xpath_selection.ts";
@@ -144,8 +145,8 @@ function domSelect(css: string, nodes: readonly (Element | Document)[]): Element
   // A copy: css-select drops nested members from the array it is given (domutils' removeSubsets splices it), and
   // that array is a selection's own, which must not lose its elements because a selector was run under them.
   return nodes.length === 1 && !isTag(nodes[0])
-    ? selectAll(query, nodes[0], SELECT_OPTIONS)
-    : selectAll(query, [...nodes] as Element[], SELECT_OPTIONS);
+    ? searchAll(query, nodes[0], SELECT_OPTIONS)
+    : searchAll(query, [...nodes] as Element[], SELECT_OPTIONS);
 }
 
 /**
