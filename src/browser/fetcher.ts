@@ -80,6 +80,7 @@ export class BrowserFetcher {
       extraHeaders,
       protocolTimeoutMs: PROTOCOL_TIMEOUT_MS,
       onCrash: () => stats.inc("browser.restarts"),
+      onPopup: () => stats.inc("browser.popups"),
     });
   }
 

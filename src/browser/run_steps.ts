@@ -3,7 +3,7 @@
  * A step that fails or runs out of time fails the request with a FetchError (`browser_step`) that names the step
  * and its index; the engine retries it and hands it to the errback as it does an HTTP failure.
  */
-import type { Page } from "puppeteer-core";
+import type { Page, Protocol } from "puppeteer-core";
 import { FetchError } from "../errors.ts";
 import type { Rendered } from "../spider/response.ts";
 import { resolveCallback } from "../spider/callbacks.ts";
@@ -11,7 +11,7 @@ import type { Spider } from "../spider/spider.ts";
 import { calledMethod, describeStep, field, type ParsedStep, uploadFiles } from "../spider/steps.ts";
 import { uploadPaths } from "../spider/step_checks.ts";
 import { clickWhenReady } from "./click.ts";
-import type { Tab } from "./pool.ts";
+import type { DialogAnswer, Tab } from "./pool.ts";
 
 /** How long a click waits to see whether it started a navigation, before taking it that it did not. */
 const CLICK_SETTLE_MS = 40;
@@ -40,6 +40,8 @@ export interface StepRun {
   navigations(): number;
   /** Resolves once the page has had no request of this render going for `idleMs`; throws past `until` (epoch ms). */
   networkIdle(idleMs: number, until: number): Promise<void>;
+  /** How the page's dialogs are to be answered from now on. */
+  answerDialogs(answer: (event: Protocol.Page.JavascriptDialogOpeningEvent) => DialogAnswer): void;
   /** Resolves when a navigation was refused or failed (it then never finishes loading). */
   navigationFailed: Promise<void>;
   /** Throws what went wrong with a navigation a step started (refused offsite, failed), if anything did. */
@@ -144,6 +146,9 @@ async function runStep(step: ParsedStep, run: StepRun, ms: number): Promise<void
       await method(page as never, (args ?? {}) as Record<string, unknown>);
       return;
     }
+    case "dialog":
+      run.answerDialogs(dialogAnswers(step));
+      return;
     case "screenshot": {
       const fullPage = field(step.arg, "full_page") ?? field(step.arg, "fullPage");
       const bytes = await page.screenshot({ type: "png", fullPage: fullPage === true });
@@ -261,6 +266,22 @@ async function scroll(step: ParsedStep, page: Page, ms: number): Promise<void> {
     if (!grown) return;
     height = await toBottom();
   }
+}
+
+/**
+ * How a `dialog` step answers the page's dialogs from then on: `"accept"`, `"dismiss"`, or `{ accept, text }` (`text`:
+ * what a prompt is answered with). A `beforeunload` dialog is accepted either way, so a navigation a step starts goes
+ * on.
+ */
+export function dialogAnswers(step: ParsedStep): (event: Protocol.Page.JavascriptDialogOpeningEvent) => DialogAnswer {
+  const arg = step.arg;
+  const accept = arg === "accept" || arg === true || field(arg, "accept") === true;
+  if (!accept && arg !== "dismiss" && arg !== false && field(arg, "accept") !== false) {
+    throw new TypeError('dialog takes "accept", "dismiss" or { accept: true, text: "..." }');
+  }
+  const text = field(arg, "text");
+  if (text !== undefined && typeof text !== "string") throw new TypeError("dialog text must be a string");
+  return (event) => ({ accept: accept || event.type === "beforeunload", text: text as string | undefined });
 }
 
 /**

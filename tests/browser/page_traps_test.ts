@@ -5,8 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { type BrowserPage, type Page, Request, Spider, type Step } from "../../mod.ts";
-import { runtime } from "../../src/runtime/mod.ts";
 import { crawl } from "../helpers/crawl_in_process.ts";
+import { openTestPool } from "../helpers/tab_pool.ts";
+import { waitUntil } from "../helpers/wait.ts";
 import { startTrapSite } from "./fixtures/trap_site.ts";
 
 /** Renders each of `targets` in turn (the next once the last is parsed), with its steps; keeps pages and failures. */
@@ -21,7 +22,7 @@ class InTurn extends Spider {
   }
   #request(index: number) {
     const { url, steps } = this.targets[index];
-    return new Request({ url, render: true, steps, meta: { index }, errback: this.failed });
+    return new Request({ url, render: true, steps, meta: { index }, errback: this.failed, dontFilter: true });
   }
   override *parse(page: Page) {
     this.pages.push(page);
@@ -71,6 +72,70 @@ Deno.test("networkidle counts a request browser_block turned down (CSS backgroun
     assert.equal(spider.pages.length, 1);
     assert.equal(stats["browser.blocked"], 41, JSON.stringify(stats));
     assert.equal(site.requests.filter((path) => path.endsWith(".png")).length, 0);
+  } finally {
+    await site.close();
+  }
+});
+
+Deno.test("popups are closed before they fetch anything: robots.txt and allowed_domains hold", async () => {
+  const site = await startTrapSite();
+  const elsewhere = await startTrapSite();
+  try {
+    // Another site, by another name: off the spider's allowed domains.
+    const offsite = `http://localhost:${new URL(elsewhere.url).port}/product/offsite`;
+    const popups = new URL("popups", site.url);
+    popups.searchParams.set("offsite", offsite);
+    const spider = new InTurn(
+      Array.from({ length: 5 }, () => ({ url: popups.href, steps: [{ click: "#blank" }, { wait_for: 0.3 }] })),
+    );
+    spider.allowedDomains = ["127.0.0.1"];
+    const { stats, lines } = await crawl(spider, { ...ONE_TAB, retries: 0 });
+    assert.deepEqual(spider.failures, []);
+    assert.equal(spider.pages.length, 5);
+    assert.equal(site.hits("/private/secret"), 0, "robots.txt forbids it");
+    assert.equal(site.hits("/private/linked"), 0, "robots.txt forbids it");
+    assert.equal(site.hits("/product/popup"), 0, "a popup is not fetched, even where the crawl may go");
+    assert.equal(elsewhere.requests.length, 0, "another domain is not fetched");
+    assert.equal(stats["browser.popups"], 20, JSON.stringify(stats));
+    assert.ok(
+      lines.some((line) => line.includes(`closed a popup to ${site.url}private/secret opened by ${popups.href}`)),
+      lines.join("\n"),
+    );
+  } finally {
+    await site.close();
+    await elsewhere.close();
+  }
+});
+
+Deno.test("no popup is left open: only the pool's tab stays", async () => {
+  const site = await startTrapSite();
+  const pool = openTestPool(1);
+  try {
+    for (let round = 0; round < 3; round++) {
+      const tab = await pool.acquire(undefined);
+      await tab.page.goto(site.url + "popups", { waitUntil: "load" });
+      await tab.page.click("#blank");
+      await waitUntil("the popups to close", async () => (await tab.page.browser().pages()).length === 1, 10_000);
+      await pool.release(tab, true);
+    }
+    assert.equal(site.requests.filter((path) => path !== "/popups" && path !== "/favicon.ico").length, 0);
+  } finally {
+    await pool.close();
+    await site.close();
+  }
+});
+
+Deno.test("alert and confirm are dismissed and logged; a dialog step accepts them", async () => {
+  const site = await startTrapSite();
+  try {
+    const spider = new InTurn([
+      { url: site.url + "dialogs" },
+      { url: site.url + "dialogs?again", steps: [{ dialog: "accept" }] },
+    ]);
+    const { lines } = await crawl(spider, { ...ONE_TAB, retries: 0 });
+    assert.deepEqual(spider.failures, []);
+    assert.deepEqual(spider.pages.map((page) => page.css("#answer").text()), ["cancelled", "confirmed"]);
+    assert.ok(lines.some((line) => /dismissed a confirm dialog .*: sure\?/.test(line)), lines.join("\n"));
   } finally {
     await site.close();
   }
