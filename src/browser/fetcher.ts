@@ -148,7 +148,7 @@ export class BrowserFetcher {
       if (error instanceof CrawlFailure) throw error.cause;
       // A step that failed, or a navigation turned down, leaves a tab that about:blank makes as good as new.
       healthy = error instanceof RedirectRefused ||
-        (error instanceof FetchError && (error.reason === "browser_step" || error.reason === "redirects"));
+        (error instanceof FetchError && ["browser_step", "browser_script", "redirects"].includes(error.reason));
       if (error instanceof FetchError || error instanceof RedirectRefused) {
         if (error instanceof FetchError && error.reason === "browser_step" && !(await this.#alive(tab))) {
           throw new FetchError("browser", `Chromium exited while rendering ${request.url}`, { cause: error });

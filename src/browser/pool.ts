@@ -76,6 +76,8 @@ export interface Tab {
    */
   navigationRequests: number;
   listener: TabListener | undefined;
+  /** A `call` step had the live page: it may have changed the tab for good, so the tab is not reused. */
+  changedByCall: boolean;
   /** Set while the tab waits in the pool: sends it to about:blank once it has waited a while. */
   idleTimer?: ReturnType<typeof setTimeout>;
 }
@@ -192,7 +194,7 @@ export class TabPool {
     tab.listener = undefined;
     try {
       tab.uses++;
-      const reuse = healthy && !this.#closed && tab.generation === this.#generation &&
+      const reuse = healthy && !tab.changedByCall && !this.#closed && tab.generation === this.#generation &&
         tab.uses < (this.#options.tabUses ?? MAX_TAB_USES);
       if (reuse) {
         if (++this.#sincePressure >= (this.#options.pressureEvery ?? PRESSURE_EVERY)) {
@@ -324,6 +326,7 @@ export class TabPool {
         loaded: () => tab.loading ? new Promise((resolve) => loadedWaiters.push(resolve)) : Promise.resolve(),
         navigationRequests: 0,
         listener: undefined,
+        changedByCall: false,
       };
       session.on("Page.frameRequestedNavigation", (event) => {
         if (event.frameId === tab.mainFrameId && event.disposition === "currentTab") tab.navigationRequests++;

@@ -140,3 +140,60 @@ Deno.test("alert and confirm are dismissed and logged; a dialog step accepts the
     await site.close();
   }
 });
+
+Deno.test("what a call step changes in the tab does not reach the next request in it", async () => {
+  const site = await startTrapSite();
+  try {
+    const spider = new InTurn([
+      { url: site.url + "quiet", steps: [{ call: "leaveAScript" }] },
+      { url: site.url + "witness" },
+    ]);
+    await crawl(spider, { ...ONE_TAB, retries: 0 });
+    assert.deepEqual(spider.failures, []);
+    assert.equal(spider.pages[1].css("#seen").text(), "nothing");
+  } finally {
+    await site.close();
+  }
+});
+
+Deno.test("a call step's return value reaches page.evaluated, in order with evaluate's", async () => {
+  const site = await startTrapSite();
+  try {
+    const spider = new InTurn([{ url: site.url + "quiet", steps: [{ call: "readTheTitle" }, { evaluate: "1 + 1" }] }]);
+    await crawl(spider, { ...ONE_TAB, retries: 0 });
+    assert.deepEqual(spider.failures, []);
+    assert.deepEqual(spider.pages[0].evaluated, [{ title: "Traps", url: site.url + "quiet" }, 2]);
+  } finally {
+    await site.close();
+  }
+});
+
+Deno.test("an evaluate step whose script throws goes to the errback at once, with the script's error", async () => {
+  const site = await startTrapSite();
+  try {
+    const spider = new InTurn([{ url: site.url + "throws", steps: [{ evaluate: "notDefined.x" }] }]);
+    const { stats } = await crawl(spider, { ...ONE_TAB, retries: 2 });
+    assert.equal(spider.failures.length, 1);
+    assert.equal(spider.failures[0].reason, "browser_script");
+    assert.match(
+      spider.failures[0].message,
+      /^step 0 \(evaluate "notDefined\.x"\) threw ReferenceError: notDefined is not defined$/,
+    );
+    assert.equal(site.hits("/throws"), 1, "not retried: it would throw again");
+    assert.equal(stats.retries ?? 0, 0);
+  } finally {
+    await site.close();
+  }
+});
+
+Deno.test("a timeout written inside the action's object is the step's time limit", async () => {
+  const site = await startTrapSite();
+  try {
+    const spider = new InTurn([{ url: site.url + "quiet", steps: [{ click: { selector: "#never", timeout: 0.5 } }] }]);
+    await crawl(spider, { ...ONE_TAB, retries: 0 });
+    assert.equal(spider.failures.length, 1);
+    assert.match(spider.failures[0].message, /^step 0 \(click "#never"\) timed out after 0\.5 s: /);
+  } finally {
+    await site.close();
+  }
+});
