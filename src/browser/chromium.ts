@@ -41,6 +41,11 @@ const EXTRA_ARGS = [
  */
 const DISABLED_FEATURES = ["WebUIOmniboxPopup", "WebUIOmniboxAimPopup", "SpareRendererForSitePerProcess"];
 
+/** A browser that could not be started, or exited before it answered: starting it again would fail the same way. */
+export class BrowserStartError extends Error {
+  override name = "BrowserStartError";
+}
+
 /** A running Chromium and the puppeteer Browser connected to it. */
 export interface Chromium {
   readonly browser: Browser;
@@ -155,9 +160,19 @@ export async function launchChromium(executable: string, options: LaunchOptions)
   });
   const removeProfile = () => rm(profile, { recursive: true, force: true }).catch(() => {});
   exited.then(removeProfile);
+  let howItEnded = "";
+  child.once("exit", (code, signal) => howItEnded = signal ? `killed by ${signal}` : `exit status ${code}`);
+  // After the exit, once its output is all read: what it said is what the user needs to see.
+  const outputClosed = new Promise<void>((resolve) => child.once("close", () => resolve()));
+  const exitedAtStart = async () => {
+    await Promise.race([outputClosed, new Promise((resolve) => setTimeout(resolve, 1000))]);
+    return new BrowserStartError(
+      `the browser ${executable} exited at start (${howItEnded}): ${stderr() || "it said nothing"}`,
+    );
+  };
   const failedToStart = new Promise<never>((_, reject) => {
-    child.once("error", (error) => reject(new Error(`could not start ${executable}: ${error.message}`)));
-    exited.then(() => reject(new Error(`${executable} exited at start: ${stderr() || "no message"}`)));
+    child.once("error", (error) => reject(new BrowserStartError(`could not start ${executable}: ${error.message}`)));
+    exited.then(async () => reject(await exitedAtStart()));
   });
   failedToStart.catch(() => {});
   const transport = new PipeTransport(child.stdio[3] as Writable, child.stdio[4] as Readable);
@@ -178,6 +193,15 @@ export async function launchChromium(executable: string, options: LaunchOptions)
     for (const page of await browser.pages()) await page.close();
     await popups.watch(browser);
   } catch (error) {
+    // The pipe closes as the process exits, and puppeteer may say "Target closed" before the exit is seen: a browser
+    // that exits within a moment of failing exited by itself, and the message says that, with its output.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const byItself = await Promise.race([
+      exited.then(() => true),
+      new Promise<boolean>((resolve) => timer = setTimeout(() => resolve(false), 1000)),
+    ]);
+    clearTimeout(timer);
+    if (byItself && !(error instanceof BrowserStartError)) throw await exitedAtStart();
     child.kill("SIGKILL");
     await exited;
     throw error;

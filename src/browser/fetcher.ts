@@ -11,6 +11,8 @@ import type { Request } from "../spider/request.ts";
 import type { Spider } from "../spider/spider.ts";
 import type { Logger } from "../spider/types.ts";
 import { BrowserMissingError, findBrowser } from "./find_browser.ts";
+import { browserErrorMessage } from "./browser_error.ts";
+import { BrowserStartError } from "./chromium.ts";
 import { TabPool, tabProxy } from "./pool.ts";
 import { CrawlFailure, renderInTab } from "./render.ts";
 
@@ -121,7 +123,8 @@ export class BrowserFetcher {
       tab = await this.#pool.acquire(proxy ? tabProxy(proxy) : undefined, signal);
     } catch (error) {
       if (signal.aborted) throw new FetchError("aborted", `rendering ${request.url} stopped`, { cause: error });
-      throw new FetchError("browser", `could not open a browser tab: ${(error as Error)?.message}`, { cause: error });
+      if (error instanceof BrowserStartError) throw new FetchError("browser_start", error.message, { cause: error });
+      throw new FetchError("browser", `could not open a browser tab: ${browserErrorMessage(error)}`, { cause: error });
     }
     let healthy = false;
     try {
@@ -158,7 +161,7 @@ export class BrowserFetcher {
       if (!(await this.#alive(tab))) {
         throw new FetchError("browser", `Chromium exited while rendering ${request.url}`, { cause: error });
       }
-      throw new FetchError("browser", `rendering ${request.url} failed: ${(error as Error)?.message ?? error}`, {
+      throw new FetchError("browser", `rendering ${request.url} failed: ${browserErrorMessage(error)}`, {
         cause: error,
       });
     } finally {

@@ -21,6 +21,7 @@ import type { Spider } from "../spider/spider.ts";
 import { parseSteps } from "../spider/steps.ts";
 import { cookiesFromBrowser, cookiesToBrowser } from "./cookies.ts";
 import { defaultDialogAnswer, type DialogAnswer, type Tab, type TabListener } from "./pool.ts";
+import { browserErrorMessage } from "./browser_error.ts";
 import { dialogAnswers, runSteps } from "./run_steps.ts";
 import { HeaderList } from "../runtime/header_list.ts";
 
@@ -64,7 +65,7 @@ async function crawlSide<T>(work: Promise<T>): Promise<T> {
   }
 }
 
-const messageOf = (error: unknown) => (error as Error)?.message ?? String(error);
+const messageOf = browserErrorMessage;
 
 /** The render's view of its tab's traffic: answers paused documents, counts the rest. */
 class Traffic implements TabListener {

@@ -10,6 +10,7 @@ import { resolveCallback } from "../spider/callbacks.ts";
 import type { Spider } from "../spider/spider.ts";
 import { calledMethod, describeStep, field, type ParsedStep, uploadFiles } from "../spider/steps.ts";
 import { uploadPaths } from "../spider/step_checks.ts";
+import { browserErrorMessage } from "./browser_error.ts";
 import { clickWhenReady } from "./click.ts";
 import type { DialogAnswer, Tab } from "./pool.ts";
 
@@ -116,7 +117,7 @@ export async function runSteps(steps: ParsedStep[], run: StepRun): Promise<void>
       }
       const why = error instanceof StepTimeout
         ? `timed out after ${Math.round(ms) / 1000} s${run.waiting ? `: ${run.waiting}` : ""}`
-        : `failed: ${(error as Error)?.message ?? error}`;
+        : `failed: ${browserErrorMessage(error)}`;
       throw new FetchError("browser_step", `${describeStep(step, index)} ${why}`, { cause: error });
     }
   }
