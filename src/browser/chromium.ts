@@ -13,7 +13,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
-import puppeteer, { type Browser } from "puppeteer-core";
+import puppeteer, { type Browser, type Protocol, type Target } from "puppeteer-core";
 import { PipeTransport } from "./pipe_transport.ts";
 
 /** Chromium's switches besides puppeteer's defaults: quiet, no first-run work, nothing phoning home. */
@@ -41,6 +41,11 @@ const EXTRA_ARGS = [
  */
 const DISABLED_FEATURES = ["WebUIOmniboxPopup", "WebUIOmniboxAimPopup", "SpareRendererForSitePerProcess"];
 
+/** A browser that could not be started, or exited before it answered: starting it again would fail the same way. */
+export class BrowserStartError extends Error {
+  override name = "BrowserStartError";
+}
+
 /** A running Chromium and the puppeteer Browser connected to it. */
 export interface Chromium {
   readonly browser: Browser;
@@ -60,7 +65,81 @@ function tail(child: ChildProcess): () => string {
   return () => text.trim().split("\n").slice(-3).join(" | ");
 }
 
-export async function launchChromium(executable: string, options: { protocolTimeoutMs: number }): Promise<Chromium> {
+/** A page Chromium opened by itself (a popup, a link with a target): closed before it loaded anything. */
+export interface ClosedPopup {
+  url: string;
+  /** The target id of the page that opened it, when it kept its opener. */
+  openerId: string | undefined;
+}
+
+export interface LaunchOptions {
+  protocolTimeoutMs: number;
+  /** Told of each popup closed. */
+  onPopup?(popup: ClosedPopup): void;
+}
+
+/**
+ * Popups: every page a crawl renders in is one the pool opened (about:blank, no opener); any other is one a rendered
+ * page opened (`window.open`, a link or form with a target), which Chromium would fetch itself, with its own user
+ * agent and past robots.txt and allowed domains. So none of them loads anything: puppeteer asks about each new page
+ * while it waits for the debugger, before its first request, and a popup's id goes on a list; its documents are
+ * refused by an interception of the whole browser's documents (enabling one on the popup itself takes effect after
+ * puppeteer has let it start); and it is closed once puppeteer has let it go on (closing it while it waits leaves the
+ * page that opened it hanging in `window.open` for good).
+ */
+/** How long a popup that asks for no document (an empty window a script writes into) stays before it is closed. */
+const POPUP_EMPTY_MS = 500;
+
+class PopupGuard {
+  /** Popups not closed yet, by target id: who opened each, and the address of the document it asked for. */
+  readonly #popups = new Map<string, ClosedPopup & { timer: ReturnType<typeof setTimeout> }>();
+  readonly #transport: PipeTransport;
+  readonly #options: LaunchOptions;
+
+  constructor(transport: PipeTransport, options: LaunchOptions) {
+    this.#transport = transport;
+    this.#options = options;
+  }
+
+  /** puppeteer's target filter: every target is attached to; a popup is marked, to be closed. */
+  keep(target: Target): boolean {
+    if (target.type() !== "page") return true;
+    const info = (target as unknown as { _getTargetInfo(): Protocol.Target.TargetInfo })._getTargetInfo();
+    if (info.openerId === undefined && info.url === "about:blank") return true;
+    // Closed when its first document is refused; one that asks for none (an empty window) after a moment.
+    const timer = setTimeout(() => this.#close(info.targetId), POPUP_EMPTY_MS);
+    this.#popups.set(info.targetId, { url: info.url, openerId: info.openerId, timer });
+    return true;
+  }
+
+  /** Refuses the documents of popups, lets every other one on (to the tab's own interception). */
+  async watch(browser: Browser): Promise<void> {
+    const session = await browser.target().createCDPSession();
+    session.on("Fetch.requestPaused", (event) => {
+      // A page's main frame has the page's target id.
+      const popup = this.#popups.get(event.frameId);
+      if (popup === undefined) {
+        session.send("Fetch.continueRequest", { requestId: event.requestId }).catch(() => {});
+        return;
+      }
+      popup.url = event.request.url;
+      session.send("Fetch.failRequest", { requestId: event.requestId, errorReason: "BlockedByClient" })
+        .catch(() => {}).then(() => this.#close(event.frameId));
+    });
+    await session.send("Fetch.enable", { patterns: [{ resourceType: "Document", requestStage: "Request" }] });
+  }
+
+  #close(targetId: string): void {
+    const popup = this.#popups.get(targetId);
+    if (popup === undefined) return;
+    this.#popups.delete(targetId);
+    clearTimeout(popup.timer);
+    this.#transport.command("Target.closeTarget", { targetId });
+    this.#options.onPopup?.({ url: popup.url || "about:blank", openerId: popup.openerId });
+  }
+}
+
+export async function launchChromium(executable: string, options: LaunchOptions): Promise<Chromium> {
   const profile = await mkdtemp(join(tmpdir(), "netweir-chromium-"));
   // puppeteer's defaults end with about:blank, the one tab headless Chromium opens with; the features given here are
   // merged into its own --disable-features.
@@ -81,22 +160,48 @@ export async function launchChromium(executable: string, options: { protocolTime
   });
   const removeProfile = () => rm(profile, { recursive: true, force: true }).catch(() => {});
   exited.then(removeProfile);
+  let howItEnded = "";
+  child.once("exit", (code, signal) => howItEnded = signal ? `killed by ${signal}` : `exit status ${code}`);
+  // After the exit, once its output is all read: what it said is what the user needs to see.
+  const outputClosed = new Promise<void>((resolve) => child.once("close", () => resolve()));
+  const exitedAtStart = async () => {
+    await Promise.race([outputClosed, new Promise((resolve) => setTimeout(resolve, 1000))]);
+    return new BrowserStartError(
+      `the browser ${executable} exited at start (${howItEnded}): ${stderr() || "it said nothing"}`,
+    );
+  };
   const failedToStart = new Promise<never>((_, reject) => {
-    child.once("error", (error) => reject(new Error(`could not start ${executable}: ${error.message}`)));
-    exited.then(() => reject(new Error(`${executable} exited at start: ${stderr() || "no message"}`)));
+    child.once("error", (error) => reject(new BrowserStartError(`could not start ${executable}: ${error.message}`)));
+    exited.then(async () => reject(await exitedAtStart()));
   });
   failedToStart.catch(() => {});
   const transport = new PipeTransport(child.stdio[3] as Writable, child.stdio[4] as Readable);
   let browser: Browser;
+  const popups = new PopupGuard(transport, options);
   try {
     browser = await Promise.race([
-      puppeteer.connect({ transport, defaultViewport: null, protocolTimeout: options.protocolTimeoutMs }),
+      puppeteer.connect({
+        transport,
+        defaultViewport: null,
+        protocolTimeout: options.protocolTimeoutMs,
+        targetFilter: (target) => popups.keep(target),
+      }),
       failedToStart,
     ]);
     // The tab Chromium opens with is never used: its renderer (16-20 MB) would sit there for the whole crawl. Headless
     // Chromium keeps running with no tab open.
     for (const page of await browser.pages()) await page.close();
+    await popups.watch(browser);
   } catch (error) {
+    // The pipe closes as the process exits, and puppeteer may say "Target closed" before the exit is seen: a browser
+    // that exits within a moment of failing exited by itself, and the message says that, with its output.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const byItself = await Promise.race([
+      exited.then(() => true),
+      new Promise<boolean>((resolve) => timer = setTimeout(() => resolve(false), 1000)),
+    ]);
+    clearTimeout(timer);
+    if (byItself && !(error instanceof BrowserStartError)) throw await exitedAtStart();
     child.kill("SIGKILL");
     await exited;
     throw error;

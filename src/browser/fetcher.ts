@@ -11,6 +11,8 @@ import type { Request } from "../spider/request.ts";
 import type { Spider } from "../spider/spider.ts";
 import type { Logger } from "../spider/types.ts";
 import { BrowserMissingError, findBrowser } from "./find_browser.ts";
+import { browserErrorMessage } from "./browser_error.ts";
+import { BrowserStartError } from "./chromium.ts";
 import { TabPool, tabProxy } from "./pool.ts";
 import { CrawlFailure, renderInTab } from "./render.ts";
 
@@ -80,6 +82,7 @@ export class BrowserFetcher {
       extraHeaders,
       protocolTimeoutMs: PROTOCOL_TIMEOUT_MS,
       onCrash: () => stats.inc("browser.restarts"),
+      onPopup: () => stats.inc("browser.popups"),
     });
   }
 
@@ -120,7 +123,8 @@ export class BrowserFetcher {
       tab = await this.#pool.acquire(proxy ? tabProxy(proxy) : undefined, signal);
     } catch (error) {
       if (signal.aborted) throw new FetchError("aborted", `rendering ${request.url} stopped`, { cause: error });
-      throw new FetchError("browser", `could not open a browser tab: ${(error as Error)?.message}`, { cause: error });
+      if (error instanceof BrowserStartError) throw new FetchError("browser_start", error.message, { cause: error });
+      throw new FetchError("browser", `could not open a browser tab: ${browserErrorMessage(error)}`, { cause: error });
     }
     let healthy = false;
     try {
@@ -147,7 +151,7 @@ export class BrowserFetcher {
       if (error instanceof CrawlFailure) throw error.cause;
       // A step that failed, or a navigation turned down, leaves a tab that about:blank makes as good as new.
       healthy = error instanceof RedirectRefused ||
-        (error instanceof FetchError && (error.reason === "browser_step" || error.reason === "redirects"));
+        (error instanceof FetchError && ["browser_step", "browser_script", "redirects"].includes(error.reason));
       if (error instanceof FetchError || error instanceof RedirectRefused) {
         if (error instanceof FetchError && error.reason === "browser_step" && !(await this.#alive(tab))) {
           throw new FetchError("browser", `Chromium exited while rendering ${request.url}`, { cause: error });
@@ -157,7 +161,7 @@ export class BrowserFetcher {
       if (!(await this.#alive(tab))) {
         throw new FetchError("browser", `Chromium exited while rendering ${request.url}`, { cause: error });
       }
-      throw new FetchError("browser", `rendering ${request.url} failed: ${(error as Error)?.message ?? error}`, {
+      throw new FetchError("browser", `rendering ${request.url} failed: ${browserErrorMessage(error)}`, {
         cause: error,
       });
     } finally {

@@ -15,8 +15,15 @@ export interface Transport {
   onclose?: () => void;
 }
 
+/**
+ * Ids of the commands Netweir sends itself (see {@link PipeTransport.command}), far above puppeteer's, which count up
+ * from 1: their answers are kept from puppeteer, which would not know them.
+ */
+const OWN_IDS_FROM = 2_000_000_000;
+
 export class PipeTransport implements Transport {
   readonly #out: Writable;
+  #ownId = OWN_IDS_FROM;
   readonly #in: Readable;
   #pending: Buffer[] = [];
   #closed = false;
@@ -39,6 +46,15 @@ export class PipeTransport implements Transport {
     this.#out.write("\0");
   }
 
+  /**
+   * Sends a command of the browser's own session straight away, ahead of anything puppeteer would send next, and
+   * forgets its answer. For what must happen inside one of puppeteer's callbacks (closing a popup before puppeteer
+   * lets it start loading), where puppeteer has no call to make.
+   */
+  command(method: string, params: Record<string, unknown>): void {
+    this.send(JSON.stringify({ id: this.#ownId++, method, params }));
+  }
+
   close(): void {
     this.#closed = true;
     this.#in.destroy();
@@ -52,6 +68,7 @@ export class PipeTransport implements Transport {
       const message = Buffer.concat(this.#pending).toString("utf8");
       this.#pending = [];
       start = end + 1;
+      if (message.startsWith(`{"id":`) && Number(/^\{"id":(\d+)/.exec(message)?.[1]) >= OWN_IDS_FROM) continue;
       // Delivered on a later tick, as puppeteer's own transport does: a handler may send from inside it.
       queueMicrotask(() => this.onmessage?.(message));
     }

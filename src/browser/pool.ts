@@ -39,6 +39,22 @@ export interface TabListener {
   onLoadingFailed(event: Protocol.Network.LoadingFailedEvent): void;
   onResponseReceived(event: Protocol.Network.ResponseReceivedEvent): void;
   onRequestWillBeSent(event: Protocol.Network.RequestWillBeSentEvent): void;
+  /** How to answer a dialog the page opened (alert, confirm, prompt, beforeunload). */
+  dialogAnswer(event: Protocol.Page.JavascriptDialogOpeningEvent): DialogAnswer;
+}
+
+/** An answer to a dialog: accept (OK) or dismiss (Cancel), and the text a prompt gets when accepted. */
+export interface DialogAnswer {
+  accept: boolean;
+  text?: string;
+}
+
+/**
+ * Dialogs no step asked about: dismissed, as Playwright does (alert is closed, confirm and prompt say Cancel), except
+ * the one that asks whether to leave the page, which is accepted, so the navigation a step started goes on.
+ */
+export function defaultDialogAnswer(event: Protocol.Page.JavascriptDialogOpeningEvent): DialogAnswer {
+  return { accept: event.type === "beforeunload" };
 }
 
 /** A tab, and the DevTools session Netweir drives it with besides puppeteer's own. */
@@ -60,6 +76,8 @@ export interface Tab {
    */
   navigationRequests: number;
   listener: TabListener | undefined;
+  /** A `call` step had the live page: it may have changed the tab for good, so the tab is not reused. */
+  changedByCall: boolean;
   /** Set while the tab waits in the pool: sends it to about:blank once it has waited a while. */
   idleTimer?: ReturnType<typeof setTimeout>;
 }
@@ -90,11 +108,18 @@ export interface TabPoolOptions {
   pressureEvery?: number;
   /** Called once for each Chromium that died by itself (not closed by the pool). */
   onCrash(): void;
+  /** Called for each popup a page opened, closed before it fetched anything. */
+  onPopup?(): void;
 }
 
 interface Waiter {
   resolve(): void;
   reject(error: unknown): void;
+}
+
+/** The DevTools target id of a tab's page (puppeteer keeps it, without a public name). */
+function targetIdOf(page: Page): string {
+  return (page.target() as unknown as { _targetId: string })._targetId;
 }
 
 /** Parses a proxy URL into what Chromium's context takes. */
@@ -114,6 +139,8 @@ export class TabPool {
   #generation = 0;
   readonly #contexts = new Map<string, Promise<BrowserContext>>();
   readonly #idle: Tab[] = [];
+  /** Open tabs by their page's target id: whose page opened a popup. */
+  readonly #byTarget = new Map<string, Tab>();
   #inUse = 0;
   #open = 0;
   readonly #waiters: Waiter[] = [];
@@ -167,7 +194,7 @@ export class TabPool {
     tab.listener = undefined;
     try {
       tab.uses++;
-      const reuse = healthy && !this.#closed && tab.generation === this.#generation &&
+      const reuse = healthy && !tab.changedByCall && !this.#closed && tab.generation === this.#generation &&
         tab.uses < (this.#options.tabUses ?? MAX_TAB_USES);
       if (reuse) {
         if (++this.#sincePressure >= (this.#options.pressureEvery ?? PRESSURE_EVERY)) {
@@ -194,6 +221,7 @@ export class TabPool {
     const chromium = await this.#chromium?.catch(() => undefined);
     this.#chromium = undefined;
     for (const tab of this.#idle.splice(0)) clearTimeout(tab.idleTimer);
+    this.#byTarget.clear();
     await chromium?.close();
   }
 
@@ -230,7 +258,15 @@ export class TabPool {
   #browser(): Promise<Chromium> {
     if (this.#chromium) return this.#chromium;
     const generation = ++this.#generation;
-    const starting = launchChromium(this.#options.executable, { protocolTimeoutMs: this.#options.protocolTimeoutMs });
+    const starting = launchChromium(this.#options.executable, {
+      protocolTimeoutMs: this.#options.protocolTimeoutMs,
+      onPopup: (popup) => {
+        const opener = popup.openerId === undefined ? undefined : this.#byTarget.get(popup.openerId);
+        const by = opener ? ` opened by ${opener.page.url()}` : "";
+        this.#options.log.info(`closed a popup to ${popup.url}${by}: popups are not fetched`);
+        this.#options.onPopup?.();
+      },
+    });
     this.#chromium = starting;
     this.#contexts.clear();
     starting.then((chromium) => {
@@ -243,6 +279,7 @@ export class TabPool {
         this.#contexts.clear();
         // Its tabs are gone with it; make sure the process is too, and its profile removed.
         chromium.close(0).catch(() => {});
+        for (const [id, tab] of this.#byTarget) if (tab.generation === generation) this.#byTarget.delete(id);
         for (let i = this.#idle.length - 1; i >= 0; i--) {
           if (this.#idle[i].generation === generation) {
             clearTimeout(this.#idle[i].idleTimer);
@@ -289,6 +326,7 @@ export class TabPool {
         loaded: () => tab.loading ? new Promise((resolve) => loadedWaiters.push(resolve)) : Promise.resolve(),
         navigationRequests: 0,
         listener: undefined,
+        changedByCall: false,
       };
       session.on("Page.frameRequestedNavigation", (event) => {
         if (event.frameId === tab.mainFrameId && event.disposition === "currentTab") tab.navigationRequests++;
@@ -320,6 +358,14 @@ export class TabPool {
       session.on("Network.loadingFailed", (event) => tab.listener?.onLoadingFailed(event));
       session.on("Network.responseReceived", (event) => tab.listener?.onResponseReceived(event));
       session.on("Network.requestWillBeSent", (event) => tab.listener?.onRequestWillBeSent(event));
+      // A dialog blocks its page until it is answered: answered at once, as the render (its steps) says, and logged.
+      session.on("Page.javascriptDialogOpening", (event) => {
+        const answer = tab.listener?.dialogAnswer(event) ?? defaultDialogAnswer(event);
+        const how = answer.accept ? "accepted" : "dismissed";
+        this.#options.log.info(`${how} a ${event.type} dialog on ${event.url}: ${event.message}`);
+        session.send("Page.handleJavaScriptDialog", { accept: answer.accept, promptText: answer.text })
+          .catch(() => {});
+      });
       await session.send("Page.enable");
       // Only for its events (bytes counted, a submitted form's answer): no buffer of response bodies, which
       // Chromium would otherwise keep per session for a getResponseBody that never comes.
@@ -337,6 +383,7 @@ export class TabPool {
         await page.setExtraHTTPHeaders(this.#options.extraHeaders);
       }
       await page.setViewport({ width: 1280, height: 800 });
+      this.#byTarget.set(targetIdOf(page), tab);
       return tab;
     } catch (error) {
       await page.close().catch(() => {});
@@ -356,6 +403,7 @@ export class TabPool {
 
   async #discard(tab: Tab): Promise<void> {
     clearTimeout(tab.idleTimer);
+    this.#byTarget.delete(targetIdOf(tab.page));
     this.#open--;
     if (tab.generation !== this.#generation) return; // its browser is gone, and the tab with it
     await tab.page.close().catch(() => {});

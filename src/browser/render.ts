@@ -20,8 +20,9 @@ import { Request } from "../spider/request.ts";
 import type { Spider } from "../spider/spider.ts";
 import { parseSteps } from "../spider/steps.ts";
 import { cookiesFromBrowser, cookiesToBrowser } from "./cookies.ts";
-import type { Tab, TabListener } from "./pool.ts";
-import { runSteps } from "./run_steps.ts";
+import { defaultDialogAnswer, type DialogAnswer, type Tab, type TabListener } from "./pool.ts";
+import { browserErrorMessage } from "./browser_error.ts";
+import { dialogAnswers, runSteps } from "./run_steps.ts";
 import { HeaderList } from "../runtime/header_list.ts";
 
 /** Headers that described the bytes on the wire; the tab gets the body decoded. */
@@ -64,7 +65,7 @@ async function crawlSide<T>(work: Promise<T>): Promise<T> {
   }
 }
 
-const messageOf = (error: unknown) => (error as Error)?.message ?? String(error);
+const messageOf = browserErrorMessage;
 
 /** The render's view of its tab's traffic: answers paused documents, counts the rest. */
 class Traffic implements TabListener {
@@ -93,6 +94,8 @@ class Traffic implements TabListener {
   readonly #inFlight = new Set<string>();
   /** Requests that ended before Chromium reported them sent (refused while paused): not to be counted again. */
   readonly #ended = new Set<string>();
+  /** How the page's dialogs are answered: as Playwright does until a `dialog` step says otherwise. */
+  dialogs: (event: Protocol.Page.JavascriptDialogOpeningEvent) => DialogAnswer = defaultDialogAnswer;
   /** When a request of this render last began or ended (performance.now()). */
   #lastActivity = performance.now();
 
@@ -139,6 +142,10 @@ class Traffic implements TabListener {
       : { response: "CancelAuth" };
     this.#tab.session.send("Fetch.continueWithAuth", { requestId: event.requestId, authChallengeResponse: response })
       .catch(() => {});
+  }
+
+  dialogAnswer(event: Protocol.Page.JavascriptDialogOpeningEvent): DialogAnswer {
+    return this.dialogs(event);
   }
 
   onRequestWillBeSent(event: Protocol.Network.RequestWillBeSentEvent): void {
@@ -311,6 +318,11 @@ async function renderUntil(
   const traffic = new Traffic(tab, request, deps, signal);
   const rendered: Rendered = { evaluated: [], screenshots: [] };
   tab.listener = traffic;
+  // The dialog steps the list starts with apply from the page's load: its scripts may ask at once.
+  for (const step of steps) {
+    if (step.action !== "dialog") break;
+    traffic.dialogs = dialogAnswers(step);
+  }
   const page = tab.page;
   if (deps.jar) await cookiesToBrowser(deps.jar, tab.session, request.url);
   try {
@@ -334,6 +346,7 @@ async function renderUntil(
       rendered,
       navigations: () => traffic.documents,
       networkIdle: (idleMs, until) => traffic.networkIdle(idleMs, until),
+      answerDialogs: (answer) => traffic.dialogs = answer,
       navigationFailed: traffic.failed,
       checkNavigation: () => traffic.check(),
     }),

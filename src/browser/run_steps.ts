@@ -3,15 +3,16 @@
  * A step that fails or runs out of time fails the request with a FetchError (`browser_step`) that names the step
  * and its index; the engine retries it and hands it to the errback as it does an HTTP failure.
  */
-import type { Page } from "puppeteer-core";
+import { type Page, type Protocol, ProtocolError } from "puppeteer-core";
 import { FetchError } from "../errors.ts";
 import type { Rendered } from "../spider/response.ts";
 import { resolveCallback } from "../spider/callbacks.ts";
 import type { Spider } from "../spider/spider.ts";
 import { calledMethod, describeStep, field, type ParsedStep, uploadFiles } from "../spider/steps.ts";
 import { uploadPaths } from "../spider/step_checks.ts";
+import { browserErrorMessage } from "./browser_error.ts";
 import { clickWhenReady } from "./click.ts";
-import type { Tab } from "./pool.ts";
+import type { DialogAnswer, Tab } from "./pool.ts";
 
 /** How long a click waits to see whether it started a navigation, before taking it that it did not. */
 const CLICK_SETTLE_MS = 40;
@@ -40,6 +41,8 @@ export interface StepRun {
   navigations(): number;
   /** Resolves once the page has had no request of this render going for `idleMs`; throws past `until` (epoch ms). */
   networkIdle(idleMs: number, until: number): Promise<void>;
+  /** How the page's dialogs are to be answered from now on. */
+  answerDialogs(answer: (event: Protocol.Page.JavascriptDialogOpeningEvent) => DialogAnswer): void;
   /** Resolves when a navigation was refused or failed (it then never finishes loading). */
   navigationFailed: Promise<void>;
   /** Throws what went wrong with a navigation a step started (refused offsite, failed), if anything did. */
@@ -50,6 +53,22 @@ export interface StepRun {
 
 /** A step that ran out of time. */
 class StepTimeout extends Error {}
+
+/** What an evaluate step's script threw: the page's answer, which trying again would not change. */
+class ScriptThrew extends Error {}
+
+/**
+ * A step's own time limit: `timeout` beside the action (`{ click: "#more", timeout: 5 }`) or inside the action's
+ * object (`{ click: { selector: "#more", timeout: 5 } }`), where it is as natural to write.
+ */
+function ownTimeout(step: ParsedStep): number | undefined {
+  const inside = field(step.arg, "timeout");
+  if (step.timeout !== undefined || inside === undefined) return step.timeout;
+  if (typeof inside !== "number" || !(inside > 0) || !Number.isFinite(inside)) {
+    throw new TypeError(`${step.action} timeout must be a number of seconds above 0`);
+  }
+  return inside;
+}
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -78,7 +97,13 @@ export async function runSteps(steps: ParsedStep[], run: StepRun): Promise<void>
   for (let index = 0; index < steps.length; index++) {
     const step = steps[index];
     const left = run.deadline - Date.now();
-    const ms = Math.min(step.timeout === undefined ? Infinity : step.timeout * 1000, left);
+    let own: number | undefined;
+    try {
+      own = ownTimeout(step);
+    } catch (error) {
+      throw new FetchError("browser_step", `${describeStep(step, index)} failed: ${(error as Error).message}`);
+    }
+    const ms = Math.min(own === undefined ? Infinity : own * 1000, left);
     if (ms <= 0) throw new FetchError("timeout", `${describeStep(step, index)} had no time left to run`);
     run.waiting = undefined;
     try {
@@ -87,9 +112,12 @@ export async function runSteps(steps: ParsedStep[], run: StepRun): Promise<void>
     } catch (error) {
       if (error instanceof FetchError && error.reason !== "browser_step") throw error;
       run.checkNavigation();
+      if (error instanceof ScriptThrew) {
+        throw new FetchError("browser_script", `${describeStep(step, index)} threw ${error.message}`, { cause: error });
+      }
       const why = error instanceof StepTimeout
         ? `timed out after ${Math.round(ms) / 1000} s${run.waiting ? `: ${run.waiting}` : ""}`
-        : `failed: ${(error as Error)?.message ?? error}`;
+        : `failed: ${browserErrorMessage(error)}`;
       throw new FetchError("browser_step", `${describeStep(step, index)} ${why}`, { cause: error });
     }
   }
@@ -140,10 +168,17 @@ async function runStep(step: ParsedStep, run: StepRun, ms: number): Promise<void
       if (name === undefined) throw new TypeError("call names no method");
       const method = resolveCallback(run.spider, name);
       const args = field(step.arg, "args");
-      // The method gets puppeteer's live Page; it may click, type or wait as it likes, within the step's time.
-      await method(page as never, (args ?? {}) as Record<string, unknown>);
+      // The method gets puppeteer's live Page; it may click, type or wait as it likes, within the step's time. It may
+      // also change the tab itself (an init script, request interception, a viewport), which nothing could undo: so
+      // the tab is closed after this request rather than handed to the next.
+      run.tab.changedByCall = true;
+      const result = await method(page as never, (args ?? {}) as Record<string, unknown>);
+      run.rendered.evaluated.push(asJson(result, "call"));
       return;
     }
+    case "dialog":
+      run.answerDialogs(dialogAnswers(step));
+      return;
     case "screenshot": {
       const fullPage = field(step.arg, "full_page") ?? field(step.arg, "fullPage");
       const bytes = await page.screenshot({ type: "png", fullPage: fullPage === true });
@@ -264,6 +299,22 @@ async function scroll(step: ParsedStep, page: Page, ms: number): Promise<void> {
 }
 
 /**
+ * How a `dialog` step answers the page's dialogs from then on: `"accept"`, `"dismiss"`, or `{ accept, text }` (`text`:
+ * what a prompt is answered with). A `beforeunload` dialog is accepted either way, so a navigation a step starts goes
+ * on.
+ */
+export function dialogAnswers(step: ParsedStep): (event: Protocol.Page.JavascriptDialogOpeningEvent) => DialogAnswer {
+  const arg = step.arg;
+  const accept = arg === "accept" || arg === true || field(arg, "accept") === true;
+  if (!accept && arg !== "dismiss" && arg !== false && field(arg, "accept") !== false) {
+    throw new TypeError('dialog takes "accept", "dismiss" or { accept: true, text: "..." }');
+  }
+  const text = field(arg, "text");
+  if (text !== undefined && typeof text !== "string") throw new TypeError("dialog text must be a string");
+  return (event) => ({ accept: accept || event.type === "beforeunload", text: text as string | undefined });
+}
+
+/**
  * An evaluate step's script: a function's source (called, with `args`) or an expression; a promise is awaited.
  * The result must survive JSON, since it reaches the callback (and workers, and the feeds) as data.
  */
@@ -275,6 +326,33 @@ async function evaluate(step: ParsedStep, page: Page): Promise<unknown> {
   if (!Array.isArray(args)) throw new TypeError("evaluate args must be an array");
   const script = `(async () => { const value = (${source}\n); ` +
     `return typeof value === "function" ? await value(...${JSON.stringify(args)}) : await value; })()`;
-  const result = await page.evaluate(script);
-  return result === undefined ? null : JSON.parse(JSON.stringify(result));
+  let result: unknown;
+  try {
+    result = await page.evaluate(script);
+  } catch (error) {
+    if (!thrownByScript(error)) throw error;
+    const threw = error instanceof Error ? `${error.name}: ${error.message}` : JSON.stringify(error) ?? String(error);
+    throw new ScriptThrew(threw, { cause: error });
+  }
+  return asJson(result, "evaluate");
+}
+
+/**
+ * Whether an evaluate's failure is the script's own exception, rather than the page going away under it (a
+ * navigation, a closed tab, a hung browser), which another try may get past.
+ */
+function thrownByScript(error: unknown): boolean {
+  if (error instanceof ProtocolError) return false; // TargetCloseError is one too
+  const message = (error as Error)?.message ?? "";
+  return !/Execution context was destroyed|Cannot find context|Target closed|Session closed|detached/i.test(message);
+}
+
+/** A step's result as the JSON it travels as (undefined: null); a result that is not JSON fails the step. */
+function asJson(result: unknown, what: string): unknown {
+  if (result === undefined) return null;
+  try {
+    return JSON.parse(JSON.stringify(result)) ?? null;
+  } catch (error) {
+    throw new TypeError(`${what} returned something that is not JSON: ${(error as Error).message}`);
+  }
 }

@@ -17,6 +17,7 @@ export const STEP_ACTIONS = [
   "set_input_files",
   "call",
   "screenshot",
+  "dialog",
 ] as const;
 
 export type StepAction = typeof STEP_ACTIONS[number];

@@ -3,7 +3,7 @@
  * rendering are tried again), and never left running after its crawl, however the crawl ends.
  */
 import assert from "node:assert/strict";
-import { readFile, writeFile } from "node:fs/promises";
+import { chmod, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Request, Spider } from "../../mod.ts";
 import { runtime } from "../../src/runtime/mod.ts";
@@ -146,6 +146,37 @@ Deno.test("a rendered request with no browser to render it fails with that messa
     assert.equal(stats.errors_browser_missing, 1);
     assert.ok(lines.some((line) => /browser_path .*no-such-browser is not an executable file/.test(line)));
     assert.equal(site.hits("/data"), 0);
+  } finally {
+    await site.close();
+  }
+});
+
+Deno.test("a browser that exits at start fails its pages once each, saying so with its output, not retried", async () => {
+  const site = await startJsSite();
+  try {
+    await withTempDir(async (dir) => {
+      const browserPath = join(dir, "broken-chromium");
+      await writeFile(browserPath, "#!/bin/sh\necho 'cannot open display: nowhere' >&2\nexit 3\n");
+      await chmod(browserPath, 0o755);
+      const failures: string[] = [];
+      class Two extends Spider {
+        override async *start() {
+          for (const path of ["data", "gone"]) {
+            yield new Request({ url: site.url + path, render: true, errback: this.failed });
+          }
+        }
+        override parse() {}
+        failed(failure: { error: Error }) {
+          failures.push(failure.error.message);
+        }
+      }
+      const { stats } = await crawl(new Two(), { browserPath, retries: 2 });
+      assert.equal(failures.length, 2);
+      for (const message of failures) {
+        assert.match(message, /^the browser .*broken-chromium exited at start \(exit status 3\): cannot open display/);
+      }
+      assert.equal(stats.retries ?? 0, 0, "it would only exit again");
+    });
   } finally {
     await site.close();
   }

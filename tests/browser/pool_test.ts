@@ -12,6 +12,7 @@ import { Request, type Step } from "../../src/spider/request.ts";
 import { Spider } from "../../src/spider/spider.ts";
 import { startJsSite } from "../helpers/js_site.ts";
 import { openTestPool } from "../helpers/tab_pool.ts";
+import { sendSignal } from "../helpers/signal.ts";
 
 const deps: RenderDeps = {
   spider: new (class extends Spider {
@@ -155,6 +156,27 @@ Deno.test("the tab Chromium starts with is closed: only the pool's tabs are open
     const open = await tab.page.browser().pages();
     assert.deepEqual(open.map((page) => page.url()), [site.url + "list/1"]);
   } finally {
+    await pool.close();
+    await site.close();
+  }
+});
+
+Deno.test("a hung Chromium's failure says it did not answer, in Netweir's words, not puppeteer's options", async () => {
+  const site = await startJsSite();
+  const pool = openTestPool(1, { protocolTimeoutMs: 1500 });
+  let pid: number | undefined;
+  try {
+    const signal = new AbortController().signal;
+    await render(pool, site.url + "product/1", signal, []);
+    pid = await pool.pid();
+    await sendSignal(pid!, "SIGSTOP");
+    await assert.rejects(render(pool, site.url + "product/2", signal, []), (error: Error) => {
+      assert.match(error.message, /Chromium did not answer \S+ in time: it is hung, or starved of memory or CPU/);
+      assert.doesNotMatch(error.message, /protocolTimeout/);
+      return true;
+    });
+  } finally {
+    if (pid !== undefined) await sendSignal(pid, "SIGCONT");
     await pool.close();
     await site.close();
   }

@@ -5,7 +5,7 @@ import { createLogger } from "../../src/log.ts";
 
 export function openTestPool(
   tabs: number,
-  options: Partial<Pick<TabPoolOptions, "executable" | "tabUses" | "pressureEvery">> = {},
+  options: Partial<Pick<TabPoolOptions, "executable" | "tabUses" | "pressureEvery" | "protocolTimeoutMs">> = {},
 ): TabPool {
   return new TabPool({
     executable: options.executable ?? findBrowser(null),
@@ -16,7 +16,7 @@ export function openTestPool(
     blockTypes: [],
     userAgent: null,
     extraHeaders: {},
-    protocolTimeoutMs: 30_000,
+    protocolTimeoutMs: options.protocolTimeoutMs ?? 30_000,
     onCrash: () => {},
   });
 }
