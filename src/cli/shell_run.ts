@@ -13,7 +13,6 @@ import { Page } from "../spider/page.ts";
 import { Request, type RequestInit } from "../spider/request.ts";
 import { makeResponse } from "../spider/response.ts";
 import type { CommandContext } from "./context.ts";
-import { firstLine } from "./errors.ts";
 import { notFetched, requestFor } from "./fetch_run.ts";
 import type { Probe } from "./probe.ts";
 import { ShellScope } from "./shell_eval.ts";
@@ -96,8 +95,8 @@ export async function runShell(target: string | undefined, options: ShellOptions
     if (target !== undefined) {
       if (isUrl(target)) await fetch(target);
       else {
-        const page = await localPage(target).catch((error) => {
-          throw new UsageError(`no such file: ${target} (${firstLine(error)}); a URL needs its scheme, as http://`);
+        const page = await localPage(target).catch(() => {
+          throw new UsageError(`no such file: ${target} (a URL needs its scheme, as http://)`);
         });
         scope.set("page", page);
         scope.set("request", page.request);
