@@ -62,6 +62,14 @@ export class XNode {
     return this.nodeName;
   }
 
+  /**
+   * An attribute in a namespace: none in HTML as lxml reads it (`xml:lang` is an attribute of that name), so XPath's
+   * `lang()`, which looks for `xml:lang` in the XML namespace, is false on every node, as it is in parsel.
+   */
+  getAttributeNS(): null {
+    return null;
+  }
+
   /** Only the two bits the library reads: 2 when `other` comes first (or contains this node), else 4. */
   compareDocumentPosition(other: XNode): number {
     return other.order < this.order ? 0x02 : 0x04;

@@ -122,13 +122,29 @@ const PARSED_MAX = 512;
 /** Parsed expressions by their text: pure functions of the text, so sharing them shares no crawl's state. */
 const parsedExpressions = new Map<string, ParsedXPath>();
 
+/** A name and the spaces between it and a `(`, outside string literals; group 1 the literal, 2 the name. */
+const NAME_THEN_PARENTHESIS = /("[^"]*"|'[^']*')|([A-Za-z_][\w.-]*(?::[A-Za-z_][\w.-]*)?)\s+(?=\()/g;
+/** Names that are operators before a `(` (`a and (b)`): their space stays. */
+const OPERATOR_NAMES = new Set(["and", "or", "div", "mod"]);
+
+/**
+ * The expression with the spaces between a function's (or node test's) name and its `(` taken out: XPath allows
+ * them (`not (@disabled)`, as cssselect writes `:enabled`), the library's lexer does not.
+ */
+function joinFunctionNames(expression: string): string {
+  return expression.replace(
+    NAME_THEN_PARENTHESIS,
+    (whole, literal, name) => literal !== undefined || OPERATOR_NAMES.has(name) ? whole : name,
+  );
+}
+
 /** The expression parsed (once); a SyntaxError naming it when it is no XPath 1.0 expression. */
 export function parseXPath(expression: string): ParsedXPath {
   let parsed = parsedExpressions.get(expression);
   if (parsed === undefined) {
     if (typeof expression !== "string") throw new TypeError("xpath: the expression must be a string");
     try {
-      parsed = library.parse(expression);
+      parsed = library.parse(joinFunctionNames(expression));
       optimiseXPath(parsed.expression.expression, library);
     } catch (error) {
       throw new SyntaxError(`xpath: invalid expression ${JSON.stringify(expression)}: ${(error as Error).message}`);

@@ -1,15 +1,16 @@
 /**
- * The XPath cases ported from parsel's own tests, answered by parsel 1.7 and lxml (libxml2): Netweir gives parsel's
- * answer to each, except the few listed in tests/fixtures/xpath/netweir_differences.json with why, where the test
- * holds Netweir's own answer (so a change to either shows).
+ * The XPath cases ported from parsel's own tests and cssselect's (the XPath of its selectors), answered by parsel 1.7
+ * and lxml (libxml2): Netweir gives parsel's answer to each, except the few listed in
+ * tests/fixtures/xpath/netweir_differences.json with why, where the test holds Netweir's own answer (so a change to
+ * either shows).
  */
 import assert from "node:assert/strict";
 import { agrees, netweirAnswer, readCases, readDifferences } from "./xpath_cases.ts";
 
-Deno.test("Netweir's XPath answers the cases from parsel's tests as parsel does, but for the differences listed", async () => {
+Deno.test("Netweir's XPath answers the cases from parsel's and cssselect's tests as parsel does, but for the differences listed", async () => {
   const cases = await readCases();
   const differences = await readDifferences();
-  assert.ok(cases.length >= 100, `only ${cases.length} cases in the fixture`);
+  assert.ok(cases.length >= 250, `only ${cases.length} cases in the fixture`);
   let agreeing = 0;
   const unexpected: string[] = [];
   for (const testCase of cases) {
@@ -30,5 +31,5 @@ Deno.test("Netweir's XPath answers the cases from parsel's tests as parsel does,
   }
   assert.deepEqual(unexpected, []);
   assert.equal(agreeing + Object.keys(differences).length, cases.length);
-  console.log(`XPath cases from parsel's tests: ${agreeing} of ${cases.length} as parsel answers them`);
+  console.log(`XPath cases from parsel's and cssselect's tests: ${agreeing} of ${cases.length} as parsel answers them`);
 });

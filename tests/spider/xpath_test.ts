@@ -158,3 +158,19 @@ Deno.test("the XPath engine is loaded by the first XPath, not before", async () 
   assert.equal(ran.code, 0, ran.stderr);
   assert.deepEqual(JSON.parse(ran.stdout), [["t", 1, false], ["t", true]]);
 });
+
+Deno.test("spaces between a function's name and its parenthesis are XPath, and operators before one stay operators", () => {
+  const page = shop();
+  assert.deepEqual(page.xpath("//div[not (@class = 'product')]/@data-id").texts(), ["1"]);
+  assert.equal(page.xpath("count (//div) + count( //p )").text(), "5");
+  assert.deepEqual(page.xpath("//div[@data-id and (@class = 'product')]/@data-id").texts(), ["2"]);
+  assert.equal(page.xpath("6 div (2) + 7 mod (4)").text(), "6");
+  assert.deepEqual(page.xpath("//a[contains(., 'not (x)')]").texts(), []);
+  assert.equal(page.xpath("string('count (1)')").text(), "count (1)");
+});
+
+Deno.test("lang() is false on HTML, whose lang attributes are not xml:lang, as in parsel", () => {
+  const page = Page.fromHtml(`<div lang="en" xml:lang="en"><p>x</p></div>`, { url: "http://127.0.0.1/" });
+  assert.equal(page.xpath("count(//p[lang('en')])").text(), "0");
+  assert.equal(page.xpath("//div/@lang").text(), "en");
+});
