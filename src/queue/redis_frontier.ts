@@ -98,6 +98,8 @@ const MAX_FINISH_BATCH = 64;
 interface PendingFinish {
   lease: Lease;
   lines: PushLine[];
+  /** Its payload once made (see RedisFrontier's #payloadOf): a call tried again sends the same. */
+  payload?: Payload;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -113,6 +115,12 @@ interface PendingLease {
 
 /** A FINISH pair that releases a lease and queues nothing. */
 const releasePair = (id: string) => [id, ""];
+
+/** A payload, and the times its process had forgotten what it knew when it was made (RedisFrontier's #epoch). */
+interface Payload {
+  text: string;
+  epoch: number;
+}
 
 /** A request ready to travel: its payload line and what the filter keeps of its fingerprint. */
 interface PushLine {
@@ -425,12 +433,25 @@ export class RedisFrontier implements Frontier {
     return sent.join("\n");
   }
 
+  /**
+   * The payload of `lines`, made once: a call tried again must send what it sent (the first try put its requests among
+   * those known, so a second #payload would leave them out). Made again only after the process forgot what it knew.
+   */
+  #payloadOf(lines: readonly PushLine[], made: Payload | undefined): Payload {
+    if (made && made.epoch === this.#epoch) return made;
+    return { text: this.#payload(lines), epoch: this.#epoch };
+  }
+
   async push(requests: readonly Request[]): Promise<number> {
     if (requests.length === 0) return 0;
     const lines = this.#lines(requests);
     if (lines.length === 0) return 0;
-    const [added, mark, aside] =
-      (await this.#call("nwPush", () => [this.#payload(lines), this.#pid, this.#ack]) as unknown[]).map(Number);
+    let made: Payload | undefined;
+    const args = () => {
+      made = this.#payloadOf(lines, made);
+      return [made.text, this.#pid, this.#ack];
+    };
+    const [added, mark, aside] = (await this.#call("nwPush", args) as unknown[]).map(Number);
     this.#acknowledged(mark);
     if (aside > 0) this.#bad(`${aside} queue key(s) that were not of the queue's types, set aside`, aside);
     this.#stats.pushed += added;
@@ -699,7 +720,7 @@ export class RedisFrontier implements Frontier {
           results = this.#answered(
             await this.#call("nwFinish", () => [
               ...this.#leaseArgs(lease?.max ?? 0, lease?.skip, lease?.delays),
-              ...pages.flatMap((one) => [one.lease.id, this.#payload(one.lines)]),
+              ...pages.flatMap((one) => [one.lease.id, (one.payload = this.#payloadOf(one.lines, one.payload)).text]),
               ...releases.flatMap(releasePair),
             ], true) as unknown[],
           );

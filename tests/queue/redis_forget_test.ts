@@ -119,3 +119,25 @@ Deno.test("a process at work when its crawl is cleared says so in one line", asy
     await redis.stop();
   }
 });
+
+Deno.test("a finish tried again after Redis came back sends the page's links again, though they were sent once", async () => {
+  const redis = await startRedis({ appendonly: true });
+  const key = newKey();
+  const { frontier } = await openFrontier(redis.url, key, { leaseSeconds: 6 });
+  try {
+    await frontier.push([new Request({ url: url("start") })]);
+    const [start] = await frontier.lease(1);
+    // Redis is gone when the finish is first sent: that try fails without running, and the next one, once Redis is
+    // back with all its data, must carry the links the first one carried.
+    await redis.kill("SIGKILL");
+    const finishing = frontier.finish(start, [new Request({ url: url("next") })]);
+    await sleep(300);
+    await redis.restart();
+    await finishing;
+    const next = await frontier.lease(10);
+    assert.deepEqual(next.map((lease) => lease.request.url), [url("next")]);
+  } finally {
+    await frontier.close();
+    await redis.stop();
+  }
+});
