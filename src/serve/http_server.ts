@@ -12,6 +12,7 @@ import { Buffer } from "node:buffer";
 import { createServer, type Socket } from "node:net";
 import { jsonAnswer } from "./answer.ts";
 import { headEnd, type ParsedHead, parseHead, RequestError } from "./http_parse.ts";
+import { REASONS } from "./http_reasons.ts";
 
 /**
  * Where the front's deadlines come from: the request deadline, the write stall, the linger and close()'s grace.
@@ -103,41 +104,6 @@ const LINGER_MS = 2_000;
 
 /** Response headers this server sets itself (framing belongs to the connection, not the handler). */
 const OWN_HEADERS = new Set(["connection", "keep-alive", "transfer-encoding", "content-length"]);
-
-const REASONS: Record<number, string> = {
-  100: "Continue",
-  200: "OK",
-  201: "Created",
-  202: "Accepted",
-  204: "No Content",
-  206: "Partial Content",
-  301: "Moved Permanently",
-  302: "Found",
-  303: "See Other",
-  304: "Not Modified",
-  307: "Temporary Redirect",
-  308: "Permanent Redirect",
-  400: "Bad Request",
-  401: "Unauthorized",
-  403: "Forbidden",
-  404: "Not Found",
-  405: "Method Not Allowed",
-  408: "Request Timeout",
-  409: "Conflict",
-  411: "Length Required",
-  413: "Content Too Large",
-  414: "URI Too Long",
-  416: "Range Not Satisfiable",
-  417: "Expectation Failed",
-  421: "Misdirected Request",
-  422: "Unprocessable Content",
-  429: "Too Many Requests",
-  431: "Request Header Fields Too Large",
-  500: "Internal Server Error",
-  501: "Not Implemented",
-  503: "Service Unavailable",
-  505: "HTTP Version Not Supported",
-};
 
 /** `{"status":"error","message":...}`, the shape every answer of the service has. */
 function errorResponse(status: number, message: string, nodeName: string | undefined): Response {
