@@ -12,6 +12,7 @@ import { Buffer } from "node:buffer";
 import { createServer, type Socket } from "node:net";
 import { jsonAnswer } from "./answer.ts";
 import { headEnd, type ParsedHead, parseHead, RequestError } from "./http_parse.ts";
+import { REASONS } from "./http_reasons.ts";
 
 /**
  * Where the front's deadlines come from: the request deadline, the write stall, the linger and close()'s grace.
@@ -54,6 +55,14 @@ export interface HttpServerOptions {
   closeGraceMs?: number;
   /** How long a response may wait for a client that does not read it before the connection is cut. */
   writeStallMs?: number;
+  /**
+   * A client reading an answer must take at least minReadBytes in every readWindowMs during which the answer waited
+   * for it, or the connection is cut: reading a little now and then would otherwise hold the connection for as long as
+   * the answer lasts.
+   */
+  readWindowMs?: number;
+  /** See readWindowMs. */
+  minReadBytes?: number;
   /** Where to report handler failures and server errors, one line each; standard error by default. */
   log?: (line: string) => void;
   /**
@@ -83,6 +92,8 @@ const DEFAULTS = {
   maxBodyBytes: 1024 * 1024,
   closeGraceMs: 5_000,
   writeStallMs: 60_000,
+  readWindowMs: 15_000,
+  minReadBytes: 64 * 1024,
 };
 
 /**
@@ -93,41 +104,6 @@ const LINGER_MS = 2_000;
 
 /** Response headers this server sets itself (framing belongs to the connection, not the handler). */
 const OWN_HEADERS = new Set(["connection", "keep-alive", "transfer-encoding", "content-length"]);
-
-const REASONS: Record<number, string> = {
-  100: "Continue",
-  200: "OK",
-  201: "Created",
-  202: "Accepted",
-  204: "No Content",
-  206: "Partial Content",
-  301: "Moved Permanently",
-  302: "Found",
-  303: "See Other",
-  304: "Not Modified",
-  307: "Temporary Redirect",
-  308: "Permanent Redirect",
-  400: "Bad Request",
-  401: "Unauthorized",
-  403: "Forbidden",
-  404: "Not Found",
-  405: "Method Not Allowed",
-  408: "Request Timeout",
-  409: "Conflict",
-  411: "Length Required",
-  413: "Content Too Large",
-  414: "URI Too Long",
-  416: "Range Not Satisfiable",
-  417: "Expectation Failed",
-  421: "Misdirected Request",
-  422: "Unprocessable Content",
-  429: "Too Many Requests",
-  431: "Request Header Fields Too Large",
-  500: "Internal Server Error",
-  501: "Not Implemented",
-  503: "Service Unavailable",
-  505: "HTTP Version Not Supported",
-};
 
 /** `{"status":"error","message":...}`, the shape every answer of the service has. */
 function errorResponse(status: number, message: string, nodeName: string | undefined): Response {
@@ -214,6 +190,11 @@ export async function startHttpServer(handler: FetchHandler, options: HttpServer
     const gone = new AbortController();
     let buffered: Buffer = Buffer.alloc(0);
     let head: ParsedHead | undefined;
+    /** Bytes of the answer handed to the socket so far, and whether a write is waiting for the client now. */
+    let handedOver = 0;
+    let waiting = false;
+    /** Whether a write waited for the client since the read window began. */
+    let waitedInWindow = false;
     let timer: unknown = timers.setTimeout(() => {
       // No 408: the spec says such a connection is closed, and a client this slow may not read an answer either.
       if (connection.phase === "reading") socket.destroy();
@@ -298,6 +279,7 @@ export async function startHttpServer(handler: FetchHandler, options: HttpServer
       let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
       const cancel = () => void reader?.cancel().catch(() => {});
       gone.signal.addEventListener("abort", cancel, { once: true });
+      const watching = watchSlowReader();
       try {
         reader = response.body?.getReader();
         const noBody = headOnly || response.status === 204 || response.status === 304 || response.status < 200;
@@ -352,17 +334,52 @@ export async function startHttpServer(handler: FetchHandler, options: HttpServer
         cancel();
         socket.destroy();
       } finally {
+        watching.stop();
         gone.signal.removeEventListener("abort", cancel);
       }
+    }
+
+    /**
+     * Cuts the connection when, in a read window during which the answer waited for the client, the client took
+     * less than minReadBytes of it: 16 KB every 15 s kept a connection (one of its address's 8) for as long as the
+     * answer lasted. Time the service itself spends (the handler, reading a file) is not counted against the client.
+     */
+    function watchSlowReader(): { stop(): void } {
+      let windowStart = handedOver;
+      waitedInWindow = waiting;
+      let window: unknown;
+      const next = () => {
+        window = timers.setTimeout(() => {
+          const taken = handedOver - windowStart;
+          if ((waitedInWindow || waiting) && taken < limits.minReadBytes) {
+            log(
+              `response to ${remoteAddress} cut off: the client read ${taken} bytes in ${
+                limits.readWindowMs / 1000
+              } s ` +
+                `(at least ${limits.minReadBytes} needed)`,
+            );
+            socket.destroy();
+            return;
+          }
+          windowStart = handedOver;
+          waitedInWindow = waiting;
+          next();
+        }, limits.readWindowMs);
+      };
+      next();
+      return { stop: () => timers.clearTimeout(window) };
     }
 
     /** Writes with backpressure: waits for 'drain', and cuts a client that reads nothing for writeStallMs. */
     function write(data: Uint8Array): Promise<void> {
       if (socket.destroyed) return Promise.reject(new Error("the connection is closed"));
+      handedOver += data.byteLength;
       if (socket.write(data)) return Promise.resolve();
+      waiting = waitedInWindow = true;
       return new Promise((resolve, reject) => {
         const stall = timers.setTimeout(() => socket.destroy(), limits.writeStallMs);
         const done = (error?: Error) => {
+          waiting = false;
           timers.clearTimeout(stall);
           socket.off("drain", onDrain);
           socket.off("close", onClose);

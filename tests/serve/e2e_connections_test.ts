@@ -1,6 +1,7 @@
 /** The connection limits of "Keeping it private", through the real socket of a running `netweir serve`. */
 import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { withTempDir } from "./_setup.ts";
 import { poll, type ServeProcess, startServe, stopQuietly } from "./_e2e_service.ts";
@@ -132,6 +133,56 @@ Deno.test("an address below 8 connections at once is never refused: 7 clients, 1
       assert.deepEqual(failures, [], `${failures.length} of 1,050 requests were not answered`);
     });
   } finally {
+    await stopQuietly(service);
+  }
+});
+
+Deno.test("a client reading an answer slowly, 16 KB every 5 seconds, is cut off rather than holding its connection", async () => {
+  let service: ServeProcess | undefined;
+  let connection: Socket | undefined;
+  try {
+    await withTempDir(async (dir) => {
+      const serveDir = join(dir, "serve");
+      service = await startServe(serveDir, [], { env: NO_LOGIN });
+      const scheduled = await service.post("schedule.json", {
+        project: "shop",
+        spider: "books",
+        jobid: "big",
+        site: "http://127.0.0.1:1/",
+      });
+      assert.equal(scheduled.status, "ok", JSON.stringify(scheduled));
+      const job = await service.waitForJob("big", "finished");
+      // An items file far larger than the sockets' buffers on both sides, so the answer waits for the reader.
+      const size = 48 * 1024 * 1024;
+      await writeFile(join(serveDir, "items", "shop", "books", "big.jl"), `${"x".repeat(1023)}\n`.repeat(size / 1024));
+
+      const socket = connection = connect({ port: service.port, host: "127.0.0.1" });
+      socket.pause(); // read only what is asked for, below
+      socket.on("error", () => {}); // being cut is what is expected
+      await new Promise((resolve) => socket.once("connect", resolve));
+      socket.write(`GET ${job.items_url} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+      // The service says when it cuts a connection. The reader can't tell at once: what the sockets' buffers hold
+      // still comes after the cut.
+      let cut: string | undefined;
+      const said = service.process.waitFor(
+        /response to 127\.0\.0\.1 cut off: the client read \d+ bytes in 15 s/,
+        90_000,
+      )
+        .then((line) => cut = line, () => cut = "");
+      // 16 KB every 5 s is 48 KB a window of 15 s, below the 64 KB a reader must take. The guard of 90 s is far past
+      // the two windows the service needs to see it (the first holds what the buffers took at once): before, such a
+      // reader kept its connection for as long as the answer lasted, 105 s and more.
+      let read = 0;
+      while (cut === undefined) {
+        await Promise.race([sleep(5_000), said]);
+        read += socket.read(16 * 1024)?.length ?? 0; // exactly 16 KB, or null while fewer have come
+      }
+      assert.ok(cut, `the service cut the connection (the client read ${read} bytes)`);
+      assert.ok(read < size, "before the answer was read");
+      assert.equal((await service.get("daemonstatus.json")).status, "ok", "others are still served");
+    });
+  } finally {
+    connection?.destroy();
     await stopQuietly(service);
   }
 });
