@@ -84,7 +84,7 @@ export async function runSpider(spider: Spider | SpiderClass, options: RunOption
     outputs: (options.output ?? []).map((path) => ({ path, overwrite: options.overwrite ?? false })),
     spiderSource,
   });
-  const signals = options.stopOnSignals ? stopOnSignals(crawl, log) : undefined;
+  const signals = options.stopOnSignals ? await stopOnSignals(crawl, log) : undefined;
   try {
     return await crawl.run();
   } finally {

@@ -23,7 +23,7 @@ export async function runCrawlCommand(options: CrawlCommandOptions): Promise<num
     spiderSource: { file: options.file, spider: options.spider, args: [...options.args] },
     ownsProcess: true,
   });
-  const signals = stopOnSignals(crawl, log);
+  const signals = await stopOnSignals(crawl, log);
   try {
     const stats = await crawl.run().catch((error) => {
       // A TypeError from the spider's own code while crawling is a failure at run time (exit 1), not a bad value

@@ -29,8 +29,11 @@ export interface SignalStop {
   remove(): void;
 }
 
-/** Listens for SIGINT and SIGTERM while `crawl` runs (see the module's comment). */
-export function stopOnSignals(crawl: Crawl, log: Logger): SignalStop {
+/**
+ * Listens for SIGINT and SIGTERM while `crawl` runs (see the module's comment). Resolves once the signal thread
+ * listens: run the crawl after that, so that its main thread is never busy while it still listens itself.
+ */
+export async function stopOnSignals(crawl: Crawl, log: Logger): Promise<SignalStop> {
   let signalled: StopSignal | undefined;
   const watch = runtime.watchStopSignals({
     stuckMs: STUCK_MS,
@@ -43,6 +46,7 @@ export function stopOnSignals(crawl: Crawl, log: Logger): SignalStop {
       runtime.exit(SIGNAL_EXIT[signal]);
     },
   });
+  await watch.ready;
   return {
     get signalled() {
       return signalled;

@@ -47,11 +47,20 @@ export interface StopSignalWatchOptions {
 
 /** A running watch. */
 export interface StopSignalWatch {
+  /**
+   * Resolves once the thread listens (or cannot, or has not after {@link READY_WAIT_MS}: then the main thread goes on
+   * listening). Wait for it before the work starts: until then the main thread listens too, and a main thread that got
+   * busy before it took its handlers away would keep them, and keep the thread's signal from ending the process.
+   */
+  readonly ready: Promise<void>;
   /** Ends the watch: the watcher thread and the handlers go, and signals have their usual effect again. */
   stop(): void;
 }
 
 const SIGNALS: readonly StopSignal[] = ["SIGINT", "SIGTERM"];
+
+/** The longest {@link StopSignalWatch.ready} waits for the thread (a loaded machine starts a Node worker slowly). */
+export const READY_WAIT_MS = 10_000;
 
 /** The watcher thread's own code, after the runtime's prelude. Plain JavaScript: it is never compiled. */
 const WATCHER = `
@@ -120,16 +129,21 @@ export function watchStopSignals(host: WatchHost, options: StopSignalWatchOption
   listenOnMain();
   const beat = new Int32Array(new SharedArrayBuffer(4));
   const stopBeating = host.every(BEAT_MS, () => Atomics.add(beat, 0, 1));
+  const ready = Promise.withResolvers<void>();
+  const readyTimer = setTimeout(ready.resolve, READY_WAIT_MS);
+  void ready.promise.then(() => clearTimeout(readyTimer));
   let worker: WorkerHandle | undefined;
   try {
     worker = host.startWorker(`${host.prelude}\n${WATCHER}`);
   } catch {
     // No thread to be had: the main thread keeps listening, as it always did.
   }
+  if (!worker) ready.resolve();
   worker?.onExit(() => {
     // A thread that died takes its handlers with it: the main thread listens again.
     worker = undefined;
     if (!stopped && mainHandlers.length === 0) listenOnMain();
+    ready.resolve();
   });
   worker?.onMessage((data) => {
     const message = data as { type: string; signal?: StopSignal };
@@ -137,16 +151,19 @@ export function watchStopSignals(host: WatchHost, options: StopSignalWatchOption
       worker?.post({ type: "start", seen: count, stuckMs: options.stuckMs, beat: beat.buffer });
     } else if (message.type === "listening") {
       // From here the thread hears every signal. One that came in the moment between its start and this removal
-      // reaches both and counts twice: a startup's worth of time, in which nothing is stuck yet.
+      // reaches both and counts once here (the thread's copy comes as a repeat).
       removeMainHandlers();
+      ready.resolve();
     } else if (message.type === "signal" && message.signal) {
       // A second one is the thread's to act on: it ends the process itself.
       counted(message.signal);
     }
   });
   return {
+    ready: ready.promise,
     stop() {
       stopped = true;
+      ready.resolve();
       stopBeating();
       removeMainHandlers();
       worker?.terminate();

@@ -15,8 +15,9 @@ import { sleep, waitUntil } from "../helpers/wait.ts";
 import { withTempDir } from "./_run.ts";
 
 /**
- * Two quick pages, then a slow one whose callback spins: for `-a spin=MS` milliseconds, or for ever. JavaScript that
- * both runtimes load: `FROM` is where Spider and Request come from.
+ * Two quick pages, then a slow one whose callback spins: for `-a spin=MS` milliseconds, or for ever; with
+ * `-a spin=start`, start() spins for ever before it gives anything. JavaScript that both runtimes load: `FROM` is where
+ * Spider and Request come from.
  */
 function spinnerSource(from: string): string {
   return `import { Request, Spider } from ${JSON.stringify(from)};
@@ -24,6 +25,10 @@ export class Spinner extends Spider {
   site = "";
   spin = "forever";
   async *start() {
+    if (this.spin === "start") {
+      console.error("spinning in start()");
+      for (;;);
+    }
     yield new Request({ url: this.site + "echo?n=1" });
     yield new Request({ url: this.site + "echo?n=2" });
     yield new Request({ url: this.site + "slow?ms=1500" });
@@ -210,6 +215,28 @@ Deno.test("a second SIGINT ends a crawl whose callback spins for ever; the feeds
 
 Deno.test("a SIGTERM ends a crawl whose callback spins for ever once its main thread has run nothing for 5 s", async () => {
   await sigtermEndsIt(denoRunner);
+});
+
+Deno.test("a second SIGINT ends a crawl whose start() spins from the outset, before anything was fetched", async () => {
+  await withTempDir(async (dir) => {
+    // The crawl starts only once the signal thread listens: a main thread busy this early would otherwise keep
+    // listening itself, and never let the thread start.
+    const crawl = denoRunner.start([
+      "crawl",
+      await denoRunner.spiderFile(dir),
+      "-a",
+      "site=http://127.0.0.1:1/",
+      "-a",
+      "spin=start",
+    ]);
+    await crawl.waitFor(/spinning in start\(\)/);
+    await crawl.kill("SIGINT");
+    await sleep(300);
+    await crawl.kill("SIGINT");
+    const result = await crawl.wait();
+    assert.equal(result.signal, "SIGINT", `${JSON.stringify(result.code)}\n${result.stderr}`);
+    assert.match(result.stderr, /WARNING second SIGINT: stopping at once/);
+  });
 });
 
 Deno.test("on Node 22 a second SIGINT, or one SIGTERM, ends a crawl whose callback spins for ever", async () => {
