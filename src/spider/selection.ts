@@ -11,6 +11,7 @@ import type { ScannedElement } from "./element_scan.ts";
 import type { LightElement } from "./light_document.ts";
 import { selectLight } from "./light_select.ts";
 import { searchAll } from "./dom_search.ts";
+import { withCachedDescendants } from "./descendant_cache.ts";
 
 /**
  * What a selection reads when asked for text: the whole text of each element (`"element"`, also the mode of
@@ -125,7 +126,7 @@ const SELECT_OPTIONS = {
 function compiledSelector(css: string): CompiledQuery {
   let query = compiledSelectors.get(css);
   if (query === undefined) {
-    query = compile<AnyNode, Element>(css, SELECT_OPTIONS);
+    query = compile<AnyNode, Element>(withCachedDescendants(css), SELECT_OPTIONS);
     // Oldest first out: a spider that builds selectors from data cannot grow the map without end.
     if (compiledSelectors.size >= COMPILED_MAX) compiledSelectors.delete(compiledSelectors.keys().next().value!);
     compiledSelectors.set(css, query);
