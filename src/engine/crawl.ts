@@ -4,7 +4,7 @@
  */
 import type { SpiderSource } from "./worker_pool.ts";
 import { Downloader } from "../fetch/downloader.ts";
-import { RobotsTxt } from "../fetch/robots.ts";
+import { type RobotsErrors, RobotsTxt } from "../fetch/robots.ts";
 import { createLogger, type LogLevel } from "../log.ts";
 import type { Frontier, Lease } from "../queue/frontier.ts";
 import { MemoryFrontier } from "../queue/memory.ts";
@@ -184,7 +184,12 @@ export class Crawl {
       archives: undefined,
       workers: undefined,
       robots: this.settings.obeyRobotsTxt
-        ? new RobotsTxt(robotsFetcher(downloader), this.settings.userAgent)
+        ? new RobotsTxt(
+          robotsFetcher(downloader),
+          this.settings.userAgent,
+          Date.now,
+          this.settings.robotsTxtErrors as RobotsErrors,
+        )
         : undefined,
       slots: new Slots(this.settings),
       admission: new Admission(this.settings, spider.allowedDomains),

@@ -1,20 +1,12 @@
 /**
  * robots.txt (C9): fetched once per origin, on first need, and kept while the origin is in use. Requests to one
- * origin that ask at the same time share the one fetch. What cannot be read does not stop the crawl: a 4xx (no robots.txt) or a
- * network failure allows everything; a 5xx allows everything too, but is remembered ({@link RobotsTxt.state}) so
- * the engine can report the site as troubled.
+ * origin that ask at the same time share the one fetch. Its rules are read and matched by robots_rules.ts (RFC 9309,
+ * held to Google's suite). A 4xx (no robots.txt) allows everything. A 5xx or a network failure allows everything
+ * too, as Scrapy does, unless `errors` is "disallow", RFC 9309's rule (2.3.1.3: an unreachable robots.txt means
+ * complete disallow); either way it is remembered ({@link RobotsTxt.state}) so the engine can report the site.
  */
-import robotsParserModule from "robots-parser";
 import type { HrefParts } from "../spider/href_parts.ts";
-
-/** The parts of robots-parser used here. Its bundled typings do not type-check, so they are stated here. */
-interface ParsedRobots {
-  isAllowed(url: string, ua?: string): boolean | undefined;
-  getCrawlDelay(ua?: string): number | undefined;
-  getSitemaps(): string[];
-}
-// The package is CommonJS exporting the parse function itself.
-const robotsParser = robotsParserModule as unknown as (url: string, contents: string) => ParsedRobots;
+import { RobotsRules } from "./robots_rules.ts";
 
 /** Fetches a URL's text for robots.txt; null when it could not be fetched at all. */
 export type FetchText = (url: string) => Promise<{ status: number; text: string } | null>;
@@ -37,8 +29,8 @@ interface Entry {
   state: RobotsState;
   /** The robots.txt itself, when it was read (a 2xx); parsed again from here once its parse has been dropped. */
   text?: string;
-  /** The user-agent group name this robots.txt is read with: our product token when it has a group, else "*". */
-  agent: string;
+  /** The group this robots.txt is read with: our product token's when it has one, else "*", else none. */
+  agent: string | undefined;
   /** Epoch ms of the last check on the origin. */
   lastUsed: number;
 }
@@ -50,7 +42,7 @@ interface Entry {
 export const ROBOTS_IDLE_MS = 60 * 60 * 1000;
 /**
  * Origins whose parsed robots.txt is kept, the most recently used (Crawlee keeps the last 1,000 too). A parse
- * (robots-parser's rules and their patterns) takes a few times the text; the text of the others is kept, and parsed
+ * (its groups and their rules) takes a few times the text; the text of the others is kept, and parsed
  * again when the origin comes back, which gives the same rules without a fetch.
  */
 export const PARSED_KEPT = 1000;
@@ -72,15 +64,8 @@ export function productTokens(userAgent: string): string[] {
   return [...new Set([...inside, ...outside, ...bare])];
 }
 
-/** The user-agent names a robots.txt has groups for, spelt as robots-parser keys them (lower case, no version). */
-function groupNames(text: string): Set<string> {
-  const names = new Set<string>();
-  for (const match of text.matchAll(/^[ \t]*user-agent[ \t]*:[ \t]*([^#\r\n]*)/gim)) {
-    const name = match[1].trim().toLowerCase().split("/")[0].trim();
-    if (name) names.add(name);
-  }
-  return names;
-}
+/** What a robots.txt that answers 5xx or cannot be fetched means: everything allowed (Scrapy), or nothing (RFC 9309). */
+export type RobotsErrors = "allow" | "disallow";
 
 /** One crawl's robots.txt cache. */
 export class RobotsTxt {
@@ -92,17 +77,20 @@ export class RobotsTxt {
   /** Origins whose robots.txt is known, least recently used first. */
   readonly #known = new Map<string, Entry>();
   /** Parses kept, least recently used first, at most PARSED_KEPT. */
-  readonly #parsed = new Map<string, ParsedRobots>();
+  readonly #parsed = new Map<string, RobotsRules>();
   /** What #known costs, in the units of TEXT_KEPT. */
   #kept = 0;
   /** One object for each outcome: an origin's entry points to it rather than to a copy of its own. */
   readonly #states = new Map<string, RobotsState>();
 
-  /** `clock` gives epoch ms (tests pass their own). */
-  constructor(fetchText: FetchText, userAgent: string, clock: () => number = Date.now) {
+  readonly #errors: RobotsErrors;
+
+  /** `clock` gives epoch ms (tests pass their own); `errors` says what a 5xx or a failed fetch means. */
+  constructor(fetchText: FetchText, userAgent: string, clock: () => number = Date.now, errors: RobotsErrors = "allow") {
     this.#fetchText = fetchText;
     this.#tokens = productTokens(userAgent);
     this.#clock = clock;
+    this.#errors = errors;
   }
 
   /** How many origins' robots.txt are kept, and how many of them parsed (for tests and benches). */
@@ -120,10 +108,12 @@ export class RobotsTxt {
     if (!origin.startsWith("http://") && !origin.startsWith("https://")) return { allowed: true };
     const entry = await this.#entry(origin);
     const robots = this.#robots(origin, entry);
-    if (!robots) return { allowed: true };
-    const href = parsed instanceof URL ? parsed.href : typeof url === "string" ? url : url.href;
-    const allowed = robots.isAllowed(href, entry.agent) ?? true;
-    const crawlDelay = robots.getCrawlDelay(entry.agent);
+    if (!robots) {
+      const troubled = entry.state.kind === "server_error" || entry.state.kind === "unreachable";
+      return { allowed: !(troubled && this.#errors === "disallow") };
+    }
+    const allowed = robots.isAllowed(entry.agent, parsed.pathname + parsed.search);
+    const crawlDelay = robots.crawlDelay(entry.agent);
     return typeof crawlDelay === "number" && crawlDelay >= 0 ? { allowed, crawlDelay } : { allowed };
   }
 
@@ -131,7 +121,7 @@ export class RobotsTxt {
   sitemaps(origin: string): string[] {
     const key = new URL(origin).origin;
     const entry = this.#known.get(key);
-    return (entry && this.#robots(key, entry)?.getSitemaps()) ?? [];
+    return (entry && this.#robots(key, entry)?.sitemaps()) ?? [];
   }
 
   /** How an origin's robots.txt turned out, or undefined when it has not been fetched (yet). */
@@ -177,14 +167,19 @@ export class RobotsTxt {
   }
 
   /** The origin's rules, parsed again from the kept text when the parse was dropped. */
-  #robots(origin: string, entry: Entry): ParsedRobots | undefined {
+  #robots(origin: string, entry: Entry): RobotsRules | undefined {
     if (entry.text === undefined) return undefined;
     let robots = this.#parsed.get(origin);
     if (robots) this.#parsed.delete(origin);
-    else robots = robotsParser(`${origin}/robots.txt`, entry.text);
+    else robots = new RobotsRules(entry.text);
+    this.#keepParsed(origin, robots);
+    return robots;
+  }
+
+  /** Keeps an origin's rules as the most recently used, dropping the least recently used past PARSED_KEPT. */
+  #keepParsed(origin: string, robots: RobotsRules): void {
     this.#parsed.set(origin, robots);
     if (this.#parsed.size > PARSED_KEPT) this.#parsed.delete(this.#parsed.keys().next().value!);
-    return robots;
   }
 
   #state(kind: RobotsState["kind"], status?: number): RobotsState {
@@ -208,8 +203,9 @@ export class RobotsTxt {
     const { status, text } = answer;
     if (status >= 500) return { state: this.#state("server_error", status), agent: "*", lastUsed: 0 };
     if (status < 200 || status >= 300) return { state: this.#state("missing", status), agent: "*", lastUsed: 0 };
-    const groups = groupNames(text);
-    const agent = this.#tokens.find((token) => groups.has(token)) ?? "*";
-    return { state: this.#state("parsed", status), text, agent, lastUsed: 0 };
+    const rules = new RobotsRules(text);
+    // Parsed here to find our group; kept, so the first check does not parse it again.
+    this.#keepParsed(origin, rules);
+    return { state: this.#state("parsed", status), text, agent: rules.agentFor(this.#tokens), lastUsed: 0 };
   }
 }

@@ -188,6 +188,13 @@ export const TABLE = {
     default: true,
     doc: "Fetch robots.txt once per host, skip what it disallows and wait its Crawl-delay",
   }),
+  robotsTxtErrors: setting<string>({
+    cli: "robots_txt_errors",
+    type: "string",
+    choices: ["allow", "disallow"],
+    default: "allow",
+    doc: "What a robots.txt answering 5xx or unreachable means: allow everything (as Scrapy) or disallow (RFC 9309)",
+  }),
   // Limits (C11)
   maxItems: setting<number | null>({
     cli: "max_items",

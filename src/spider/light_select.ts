@@ -13,6 +13,7 @@
 import { compile, type Options } from "css-select";
 import { parse, type Selector } from "css-what";
 import type { LightDocument, LightElement } from "./light_document.ts";
+import { withCachedDescendants } from "./descendant_cache.ts";
 
 /** The parts of a selector whose meaning depends only on elements: names, attributes, combinators. */
 const ELEMENT_ONLY = new Set(["tag", "universal", "attribute", "descendant", "child", "adjacent", "sibling"]);
@@ -84,7 +85,9 @@ function queryFor(css: string): Query | null {
     } catch {
       // Left to the DOM's css-select, which throws the same error the caller would see there.
     }
-    if (parsed !== undefined && elementOnly(parsed)) query = compile(parsed, { adapter: LIGHT_ADAPTER });
+    if (parsed !== undefined && elementOnly(parsed)) {
+      query = compile(withCachedDescendants(css), { adapter: LIGHT_ADAPTER });
+    }
     // Oldest first out: a spider that builds selectors from data cannot grow the map without end.
     if (compiled.size >= COMPILED_MAX) compiled.delete(compiled.keys().next().value!);
     compiled.set(css, query);

@@ -14,6 +14,7 @@ import { searchAll } from "./dom_search.ts";
 import { xpathEngine } from "./xpath_load.ts";
 import type { XPathOptions } from "./xpath_select.ts";
 import type { XPathSelection } from "./xpath_selection.ts";
+import { withCachedDescendants } from "./descendant_cache.ts";
 
 /**
  * What a selection reads when asked for text: the whole text of each element (`"element"`, also the mode of
@@ -128,7 +129,7 @@ const SELECT_OPTIONS = {
 function compiledSelector(css: string): CompiledQuery {
   let query = compiledSelectors.get(css);
   if (query === undefined) {
-    query = compile<AnyNode, Element>(css, SELECT_OPTIONS);
+    query = compile<AnyNode, Element>(withCachedDescendants(css), SELECT_OPTIONS);
     // Oldest first out: a spider that builds selectors from data cannot grow the map without end.
     if (compiledSelectors.size >= COMPILED_MAX) compiledSelectors.delete(compiledSelectors.keys().next().value!);
     compiledSelectors.set(css, query);

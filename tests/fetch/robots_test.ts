@@ -141,6 +141,48 @@ Deno.test("a robots.txt answering 5xx allows everything and is remembered as a s
   }
 });
 
+Deno.test("rules with [ ] | ^ and a ' in a query match the URLs a crawl requests", async () => {
+  const rules = ["Disallow: /a[1]", "Disallow: /b|c", "Disallow: /d^e", "Disallow: /f?q='x'", "Disallow: /g%5Bh%5D"];
+  const site = await startFixtureSite({ robots: `User-agent: *\n${rules.join("\n")}\n` });
+  const downloader = downloaderWith();
+  try {
+    const robots = new RobotsTxt(fetchTextWith(downloader), "netweir/0.4.0");
+    // Each URL as a request holds it, after the URL parser (which writes ' in a query as %27, ^ as %5E in some).
+    for (const path of ["a[1]", "a%5B1%5D", "b|c", "d^e", "f?q='x'", "f?q=%27x%27", "g[h]"]) {
+      const url = new Request(site.url + path).url;
+      assert.deepEqual(await robots.check(url), { allowed: false }, url);
+    }
+    for (const path of ["a[2]", "b|d", "de", "f?q=x"]) {
+      assert.deepEqual(await robots.check(new Request(site.url + path).url), { allowed: true }, path);
+    }
+  } finally {
+    downloader.close();
+    await site.close();
+  }
+});
+
+Deno.test("with errors set to disallow, a robots.txt answering 5xx or unreachable disallows everything (RFC 9309)", async () => {
+  const site = await startFixtureSite();
+  const downloader = downloaderWith();
+  try {
+    const failing = async () => {
+      const response = await downloader.fetch(new Request(site.url + "status/503"));
+      return { status: response.status, text: textOf(response) };
+    };
+    const strict = new RobotsTxt(failing, "netweir/0.4.0", Date.now, "disallow");
+    assert.deepEqual(await strict.check(site.url + "page"), { allowed: false });
+    assert.deepEqual(strict.state(site.origin), { kind: "server_error", status: 503 });
+    const unreachable = new RobotsTxt(() => Promise.reject(new Error("refused")), "netweir", Date.now, "disallow");
+    assert.deepEqual(await unreachable.check("https://site.test/x"), { allowed: false });
+    // A missing robots.txt (4xx) still allows everything, as the RFC says.
+    const missing = new RobotsTxt(() => Promise.resolve({ status: 404, text: "" }), "netweir", Date.now, "disallow");
+    assert.deepEqual(await missing.check("https://site.test/x"), { allowed: true });
+  } finally {
+    downloader.close();
+    await site.close();
+  }
+});
+
 Deno.test("a user agent's product tokens put the bot's own first", () => {
   assert.deepEqual(productTokens("netweir/0.4.0"), ["netweir"]);
   assert.deepEqual(productTokens("netweir"), ["netweir"]);

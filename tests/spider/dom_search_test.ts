@@ -11,6 +11,8 @@ import { Page } from "../../src/spider/page.ts";
 import { Request } from "../../src/spider/request.ts";
 import { searchAll } from "../../src/spider/dom_search.ts";
 import { AWKWARD_PAGES } from "../helpers/awkward_html.ts";
+import render from "dom-serializer";
+import { SkippingTokenizer } from "../../src/spider/skipping_tokenizer.ts";
 
 const OPTIONS = { adapter: { ...DomUtils, isTag, getName: (element: { name: string }) => element.name.toLowerCase() } };
 
@@ -59,6 +61,11 @@ Deno.test("finds what css-select's selectAll finds, in the same order, from a do
 function selectionMs(html: string, selector: string): { ms: number; found: number } {
   const page = new Page(makeResponse(new Request("http://127.0.0.1/"), { body: html }));
   page.document;
+  return selectionOn(page, selector);
+}
+
+/** The fewest milliseconds `css(selector)` took on a page over a few runs. */
+function selectionOn(page: Page, selector: string): { ms: number; found: number } {
   let ms = Infinity;
   let found = 0;
   for (let run = 0; run < 5; run++) {
@@ -95,6 +102,52 @@ Deno.test("a selector on a page nested 60,000 deep takes about as long as on a f
     // Linear: near 1. css-select's own walk, quadratic in the depth, made it 40 to 110 times here, and more the
     // deeper the page. The bound is wide because eight people share this machine's two cores.
     assert.ok(ratio < 10, `${selector}: nested ${deep.ms} ms against flat ${side.ms} ms`);
+  }
+});
+
+Deno.test("descendant selectors find on a page, from the DOM and from the light document, what css-select finds", () => {
+  const selectors = ["body a", "div span", "ul li", "html body p", "body > div span", "ul li li", "svg a", "* *"];
+  let found = 0;
+  for (const html of [...Object.values(AWKWARD_PAGES), LISTS]) {
+    const document = parseDocument(html, { Tokenizer: SkippingTokenizer });
+    for (const css of selectors) {
+      const expected = selectAll(css, document, OPTIONS).map((element) => render(element));
+      const light = new Page(makeResponse(new Request("http://127.0.0.1/"), { body: html }));
+      assert.deepEqual(light.css(css).elements.map((element) => render(element)), expected, css);
+      const dom = new Page(makeResponse(new Request("http://127.0.0.1/"), { body: html }));
+      dom.document;
+      assert.deepEqual(dom.css(css).elements.map((element) => render(element)), expected, css);
+      found += expected.length;
+    }
+  }
+  assert.ok(found > 50, `only ${found} elements compared`);
+});
+
+Deno.test("a descendant selector on a page nested 60,000 deep takes about as long as on a flat page", () => {
+  const count = 30_000;
+  const { nested, flat } = pages(count);
+  for (const dom of [false, true]) {
+    for (const selector of ["body div", "html body i div"]) {
+      const time = (html: string) => {
+        const page = new Page(makeResponse(new Request("http://127.0.0.1/"), { body: html }));
+        if (dom) page.document;
+        else page.css("p"); // the light document, built before the timing
+        return selectionOn(page, selector);
+      };
+      const deep = time(nested);
+      const side = time(flat);
+      assert.equal(deep.found, count);
+      assert.equal(side.found, count);
+      const ratio = deep.ms / Math.max(side.ms, 1);
+      console.log(
+        `${selector} (${dom ? "DOM" : "light document"}): ${deep.ms.toFixed(0)} ms nested, ${
+          side.ms.toFixed(0)
+        } ms flat, ratio ${ratio.toFixed(1)}`,
+      );
+      // Walking up to the root from every div was 30,000 x 30,000 steps here (31 s at 40,000 deep). The bound is
+      // wide because eight people share this machine's two cores.
+      assert.ok(ratio < 10, `${selector}: nested ${deep.ms} ms against flat ${side.ms} ms`);
+    }
   }
 });
 
