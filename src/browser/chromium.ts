@@ -9,12 +9,11 @@
  *   pipe closes and Chromium exits by itself, so no browser can outlive its crawl.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir, userInfo } from "node:os";
-import { join } from "node:path";
+import { userInfo } from "node:os";
 import type { Readable, Writable } from "node:stream";
 import puppeteer, { type Browser, type Protocol, type Target } from "puppeteer-core";
 import { PipeTransport } from "./pipe_transport.ts";
+import { newProfile } from "./profile_dir.ts";
 
 /** Chromium's switches besides puppeteer's defaults: quiet, no first-run work, nothing phoning home. */
 const EXTRA_ARGS = [
@@ -140,12 +139,14 @@ class PopupGuard {
 }
 
 export async function launchChromium(executable: string, options: LaunchOptions): Promise<Chromium> {
-  const profile = await mkdtemp(join(tmpdir(), "netweir-chromium-"));
+  // Under a directory of Netweir's, locked while in use: a crawl killed by SIGKILL leaves its profile behind, and the
+  // next crawl to start a browser removes it.
+  const profile = await newProfile();
   // puppeteer's defaults end with about:blank, the one tab headless Chromium opens with; the features given here are
   // merged into its own --disable-features.
   const args = puppeteer.defaultArgs({
     headless: true,
-    userDataDir: profile,
+    userDataDir: profile.dir,
     args: [`--disable-features=${DISABLED_FEATURES.join(",")}`],
   })
     .filter((arg) => !arg.startsWith("--remote-debugging-port"));
@@ -158,7 +159,7 @@ export async function launchChromium(executable: string, options: LaunchOptions)
     if (child.exitCode !== null || child.signalCode !== null) resolve(child.signalCode);
     else child.once("exit", (_code, signal) => resolve(signal));
   });
-  const removeProfile = () => rm(profile, { recursive: true, force: true }).catch(() => {});
+  const removeProfile = () => profile.remove();
   exited.then(removeProfile);
   let howItEnded = "";
   child.once("exit", (code, signal) => howItEnded = signal ? `killed by ${signal}` : `exit status ${code}`);

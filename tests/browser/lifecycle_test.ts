@@ -3,7 +3,7 @@
  * rendering are tried again), and never left running after its crawl, however the crawl ends.
  */
 import assert from "node:assert/strict";
-import { chmod, readFile, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Request, Spider } from "../../mod.ts";
 import { runtime } from "../../src/runtime/mod.ts";
@@ -176,6 +176,51 @@ Deno.test("a browser that exits at start fails its pages once each, saying so wi
         assert.match(message, /^the browser .*broken-chromium exited at start \(exit status 3\): cannot open display/);
       }
       assert.equal(stats.retries ?? 0, 0, "it would only exit again");
+    });
+  } finally {
+    await site.close();
+  }
+});
+
+Deno.test("the profile a SIGKILLed crawl's Chromium left behind is removed by the next crawl, and only that one", async () => {
+  const site = await startJsSite({ products: 200, perPage: 10 });
+  try {
+    await withTempDir(async (dir) => {
+      const env = { TMPDIR: join(dir, "tmp") };
+      await mkdir(env.TMPDIR);
+      // Profile directories wherever a crawl may put them in TMPDIR: beside each other, or in a folder of their own.
+      const profiles = async () => {
+        const top = (await readdir(env.TMPDIR)).filter((name) => name.startsWith("netweir-chromium-"));
+        const inside = await readdir(join(env.TMPDIR, "netweir-chromium")).catch(() => [] as string[]);
+        return [...top, ...inside.filter((name) => !name.endsWith(".lock"))];
+      };
+      const killed = startCli(["crawl", SPIDER, "-a", `site=${site.url}`, "-a", "slow=1", "-O", join(dir, "a.jsonl")], {
+        env,
+      });
+      const browsers = await waitUntil("the crawl's Chromium runs", async () => {
+        const found = await chromiumUnder(killed.pid);
+        return found.length >= 2 ? found : undefined;
+      });
+      await killed.kill("SIGKILL");
+      await killed.wait();
+      assert.deepEqual(await waitGone(browsers.map((process) => process.pid)), []);
+      const left = await profiles();
+      assert.equal(left.length, 1, "the killed crawl's profile is still there");
+
+      // A crawl running meanwhile keeps its own profile while it runs.
+      const running = startCli(
+        ["crawl", SPIDER, "-a", `site=${site.url}`, "-a", "slow=1", "-O", join(dir, "b.jsonl")],
+        {
+          env,
+        },
+      );
+      await waitUntil("the second crawl's Chromium runs", async () => (await chromiumUnder(running.pid)).length >= 2);
+      const during = await profiles();
+      assert.ok(!during.includes(left[0]), "the forgotten profile is gone once a browser starts");
+      assert.equal(during.length, 1, "the running crawl's own profile stays");
+      await running.kill("SIGTERM");
+      await running.wait();
+      assert.deepEqual(await profiles(), [], "and a crawl that ends removes its own");
     });
   } finally {
     await site.close();
