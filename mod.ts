@@ -31,6 +31,7 @@ export {
 } from "./src/spider/request.ts";
 export { Page } from "./src/spider/page.ts";
 export type { Contract, ContractCount, Contracts } from "./src/spider/contracts.ts";
+export { inspectPage } from "./src/cli/inspect_page.ts";
 export { Selection, type SelectionMode } from "./src/spider/selection.ts";
 export { type ProcessLinks, Rule, type RuleOptions } from "./src/spider/rule.ts";
 export { LinkExtractor, type LinkExtractorOptions, type Pattern } from "./src/spider/link_extractor.ts";
