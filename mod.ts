@@ -31,6 +31,7 @@ export {
 } from "./src/spider/request.ts";
 export { type FromHtmlOptions, Page } from "./src/spider/page.ts";
 export type { Contract, ContractCount, Contracts } from "./src/spider/contracts.ts";
+export { inspectPage } from "./src/cli/inspect_page.ts";
 export { Selection, type SelectionMode } from "./src/spider/selection.ts";
 export type { XPathSelection } from "./src/spider/xpath_selection.ts";
 export type { XPathOptions } from "./src/spider/xpath_select.ts";

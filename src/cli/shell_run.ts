@@ -8,13 +8,14 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { UsageError } from "../errors.ts";
-import { terminalStreams } from "../runtime/terminal.ts";
+import { type TerminalStreams, terminalStreams } from "../runtime/terminal.ts";
 import { Page } from "../spider/page.ts";
 import { Request, type RequestInit } from "../spider/request.ts";
 import { makeResponse } from "../spider/response.ts";
 import type { CommandContext } from "./context.ts";
 import { notFetched, requestFor } from "./fetch_run.ts";
-import type { Probe } from "./probe.ts";
+import { Probe } from "./probe.ts";
+import type { Spider } from "../spider/spider.ts";
 import { ShellScope } from "./shell_eval.ts";
 import { runPrompt } from "./shell_prompt.ts";
 import { showValue } from "./shell_print.ts";
@@ -74,10 +75,37 @@ function shellFetch(probe: Probe, scope: ShellScope, render: boolean | undefined
       : new Request(target);
     const outcome = await probe.fetch(request, { allStatuses: true });
     if (outcome.kind !== "page") throw notFetched(outcome);
-    scope.set("page", outcome.page);
-    scope.set("request", outcome.page.request);
+    setPage(scope, outcome.page);
     return outcome.page;
   };
+}
+
+/** The shell's names over `probe`: settings, spider (when given), fetch, view, help. */
+function shellScope(probe: Probe, hasSpider: boolean, render: boolean | undefined, terminal: TerminalStreams) {
+  const scope = new ShellScope({ settings: probe.settings });
+  if (hasSpider) scope.set("spider", probe.spider);
+  scope.set("fetch", shellFetch(probe, scope, render));
+  scope.set("view", (page: unknown = scope.get("page")) => viewPage(page, terminal.interactive));
+  scope.set("help", () => void terminal.output.write(banner(scope, hasSpider)));
+  return scope;
+}
+
+function setPage(scope: ShellScope, page: Page): void {
+  scope.set("page", page);
+  scope.set("request", page.request);
+}
+
+/** The prompt on a page a callback got (inspectPage): fetch() fetches with the spider's settings and middlewares. */
+export async function openPrompt(page: Page, spider: Spider | undefined, terminal: TerminalStreams): Promise<void> {
+  const probe = Probe.open({ spider });
+  try {
+    const scope = shellScope(probe, spider !== undefined, undefined, terminal);
+    setPage(scope, page);
+    terminal.output.write(`\n${banner(scope, spider !== undefined)}(The crawl carries on when you leave.)\n`);
+    await runPrompt(scope, terminal, (text) => terminal.output.write(text));
+  } finally {
+    await probe.close();
+  }
 }
 
 /** Runs the shell; resolves with its exit status. */
@@ -85,21 +113,15 @@ export async function runShell(target: string | undefined, options: ShellOptions
   const probe = await openProbe(options);
   try {
     const terminal = terminalStreams();
-    const scope = new ShellScope({ settings: probe.settings });
     const hasSpider = options.spiderFile !== undefined;
-    if (hasSpider) scope.set("spider", probe.spider);
-    const fetch = shellFetch(probe, scope, options.render);
-    scope.set("fetch", fetch);
-    scope.set("view", (page: unknown = scope.get("page")) => viewPage(page, terminal.interactive));
-    scope.set("help", () => void terminal.output.write(banner(scope, hasSpider)));
+    const scope = shellScope(probe, hasSpider, options.render, terminal);
     if (target !== undefined) {
-      if (isUrl(target)) await fetch(target);
+      if (isUrl(target)) await (scope.get("fetch") as (url: string) => Promise<Page>)(target);
       else {
         const page = await localPage(target).catch(() => {
           throw new UsageError(`no such file: ${target} (a URL needs its scheme, as http://)`);
         });
-        scope.set("page", page);
-        scope.set("request", page.request);
+        setPage(scope, page);
       }
     }
     if (options.command !== undefined) {
