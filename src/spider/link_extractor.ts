@@ -42,6 +42,27 @@ export const DEFAULT_DENY_EXTENSIONS: readonly string[] = [
   ..."css pdf exe bin rss dmg iso apk jar sh rb js hqx".split(" "),
 ];
 
+/**
+ * Scrapy's spellings of the options and Netweir's: a spider in JavaScript, where no type checks the names, would pass
+ * `restrict_xpaths` unread and take every link of the page. Refused with one line instead.
+ */
+export const SCRAPY_EXTRACTOR_OPTIONS: Readonly<Record<string, string>> = {
+  restrict_css: "restrictCss",
+  restrict_xpaths: "restrictXpaths",
+  allow_domains: "allowDomains",
+  deny_domains: "denyDomains",
+  deny_extensions: "denyExtensions",
+};
+
+/** Throws a TypeError naming the first Scrapy spelling among `options`' keys, and Netweir's name for it. */
+export function refuseScrapyOptions(options: object, names: Readonly<Record<string, string>>, what: string): void {
+  for (const [scrapy, netweir] of Object.entries(names)) {
+    if (Object.hasOwn(options, scrapy)) {
+      throw new TypeError(`${what} option ${scrapy} is Scrapy's name; in Netweir it is ${netweir}`);
+    }
+  }
+}
+
 function list<T>(value: T | readonly T[] | undefined): readonly T[] {
   if (value === undefined) return [];
   return Array.isArray(value) ? value : [value as T];
@@ -90,6 +111,7 @@ export class LinkExtractor {
 
   /** An extractor from its options; a pattern that is no valid RegExp throws a TypeError naming the option. */
   constructor(options: LinkExtractorOptions = {}) {
+    refuseScrapyOptions(options, SCRAPY_EXTRACTOR_OPTIONS, "LinkExtractor");
     this.#allow = list(options.allow).map((p) => compilePattern(p, "allow"));
     this.#deny = list(options.deny).map((p) => compilePattern(p, "deny"));
     this.#allowDomains = list(options.allowDomains).map((d) => normaliseDomain(d, "allowDomains"));

@@ -6,7 +6,15 @@
 import type { CallbackRef, Request, Step } from "./request.ts";
 import type { Page } from "./page.ts";
 import type { Spider } from "./spider.ts";
-import { LinkExtractor, type LinkExtractorOptions } from "./link_extractor.ts";
+import {
+  LinkExtractor,
+  type LinkExtractorOptions,
+  refuseScrapyOptions,
+  SCRAPY_EXTRACTOR_OPTIONS,
+} from "./link_extractor.ts";
+
+/** Scrapy's spellings of a rule's options, with Netweir's (see SCRAPY_EXTRACTOR_OPTIONS). */
+const SCRAPY_RULE_OPTIONS = { ...SCRAPY_EXTRACTOR_OPTIONS, process_links: "processLinks", cb_kwargs: "cbKwargs" };
 
 /** Changes the links a rule took from a page before they are requested; a spider method name or a function. */
 // deno-lint-ignore no-explicit-any
@@ -64,6 +72,7 @@ export class Rule {
 
   /** A rule from its options; a wrong type in them throws a TypeError naming the option. */
   constructor(options: RuleOptions = {}) {
+    refuseScrapyOptions(options, SCRAPY_RULE_OPTIONS, "Rule");
     this.linkExtractor = new LinkExtractor(options);
     const { callback, follow, processLinks, cbKwargs, render, steps } = options;
     if (render !== undefined && typeof render !== "boolean") throw new TypeError("Rule render must be a boolean");

@@ -19,15 +19,19 @@ let engine: XPathEngine | undefined;
 export function xpathEngine(): XPathEngine {
   if (engine === undefined) {
     try {
-      const path = new URL(import.meta.url).pathname;
-      const extension = path.slice(path.lastIndexOf("."));
-      engine = createRequire(import.meta.url)(`./xpath_selection${extension}`) as XPathEngine;
+      engine = requireSibling<XPathEngine>(import.meta.url, "xpath_selection");
     } catch (error) {
       // A bundle that left the engine's files out (the single binary's, so far) has no file beside this one.
       throw new Error(`XPath could not be loaded here: ${(error as Error).message.split("\n")[0]}`);
     }
   }
   return engine;
+}
+
+/** The module `name` beside the module at `base`, required synchronously, with `base`'s extension (.ts or .js). */
+export function requireSibling<T>(base: string, name: string): T {
+  const path = new URL(base).pathname;
+  return createRequire(base)(`./${name}${path.slice(path.lastIndexOf("."))}`) as T;
 }
 
 /** Whether the engine has been loaded in this process (for the test that nothing loads it before it is used). */

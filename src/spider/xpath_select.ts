@@ -1,16 +1,17 @@
 /**
  * XPath 1.0 over a page's DOM, with the `xpath` library (npm, goto100/xpath) walking the DOM's shadow tree
- * (xpath_dom.ts). This module is the only one that imports the library, and nothing imports it statically: it is
- * loaded on the first XPath a process evaluates (xpath_load.ts), so a crawl that never uses XPath never loads it.
+ * (xpath_dom.ts). This module is the only one that uses the library (xpath_library.ts loads it), and nothing imports
+ * it statically: it is loaded on the first XPath a process evaluates (xpath_load.ts), so a crawl that never uses
+ * XPath never loads it.
  * docs/design/xpath.md says why this library.
  *
  * Beyond XPath 1.0's own functions, the extensions parsel offers Scrapy users: `has-class("a", "b")`, EXSLT's
  * `re:test()` and `re:replace()`, and `set:difference()`, `set:intersection()`, `set:has-same-node()`.
  */
-import * as xpathModule from "xpath";
 import type { AnyNode, Document, Element } from "domhandler";
 import { buildXTree, type XNode, type XTree } from "./xpath_dom.ts";
 import { optimiseXPath, type XPathSyntax } from "./xpath_optimise.ts";
+import { xpathLibrary } from "./xpath_library.ts";
 
 /**
  * What an XPath expression found: a node of the DOM, an attribute of an element, or a string, number or boolean
@@ -46,7 +47,7 @@ interface XPathLibrary extends XPathSyntax {
   XNodeSet: new () => XPathValue & { toArray(): XNode[] };
   XString: new () => XPathValue;
 }
-const library = ((xpathModule as { default?: unknown }).default ?? xpathModule) as XPathLibrary;
+const library = xpathLibrary() as XPathLibrary;
 
 const EXSLT_REGEXP = "http://exslt.org/regular-expressions";
 const EXSLT_SETS = "http://exslt.org/sets";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { LinkExtractor } from "../../src/spider/link_extractor.ts";
+import { LinkExtractor, type LinkExtractorOptions } from "../../src/spider/link_extractor.ts";
 import { Page } from "../../src/spider/page.ts";
-import { Rule, ruleRequests } from "../../src/spider/rule.ts";
+import { Rule, type RuleOptions, ruleRequests } from "../../src/spider/rule.ts";
 import { Spider } from "../../src/spider/spider.ts";
 import { crawlItems } from "../engine/_crawl.ts";
 import { startFixtureSite } from "../helpers/fixture_site.ts";
@@ -106,4 +106,20 @@ Deno.test("a crawl follows the pager and the books through rules with restrictXp
   } finally {
     await site.close();
   }
+});
+
+Deno.test("Scrapy's spellings of rule and extractor options are refused with Netweir's name, not passed unread", () => {
+  const scrapyRule = { restrict_xpaths: "//nav", callback: "parseItem" } as unknown as RuleOptions;
+  assert.throws(
+    () => new Rule(scrapyRule),
+    new TypeError("Rule option restrict_xpaths is Scrapy's name; in Netweir it is restrictXpaths"),
+  );
+  assert.throws(
+    () => new Rule({ cb_kwargs: { a: 1 } } as unknown as RuleOptions),
+    new TypeError("Rule option cb_kwargs is Scrapy's name; in Netweir it is cbKwargs"),
+  );
+  assert.throws(
+    () => new LinkExtractor({ restrict_css: "nav" } as unknown as LinkExtractorOptions),
+    new TypeError("LinkExtractor option restrict_css is Scrapy's name; in Netweir it is restrictCss"),
+  );
 });
