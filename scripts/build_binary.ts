@@ -16,6 +16,7 @@ import {
   SEA_MAIN_SOURCE,
   WORKER_BOOT_SOURCE,
   WORKER_ENTRY_SOURCE,
+  XPATH_LIBRARY_SOURCE,
 } from "./binary/sources.ts";
 import {
   BINARY_TOOLS as TOOLS,
@@ -80,6 +81,7 @@ export async function buildBinary(): Promise<string> {
   // install (scripts/test_setup.ts keeps it in .cache/npm-deps), linked in for the bundling only.
   await symlink(join(CACHE, "npm-deps", "node_modules"), join(dist, "node_modules"), "dir");
   await writeFile(join(dist, "binary_hooks.js"), HOOKS_SOURCE);
+  await writeFile(join(dist, "binary_xpath_library.js"), XPATH_LIBRARY_SOURCE);
   await bundle(dist, "binary_entry.js", ENTRY_SOURCE, join(work, "netweir.cjs"));
   await bundle(dist, "binary_worker.js", WORKER_ENTRY_SOURCE, join(work, "worker.cjs"));
   await writeFile(join(work, "sea_main.cjs"), SEA_MAIN_SOURCE);

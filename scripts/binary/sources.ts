@@ -40,10 +40,28 @@ registerHooks({
 });
 `;
 
+/**
+ * The XPath engine and its library are required at run time (src/spider/xpath_load.ts, xpath_library.ts), by paths
+ * no bundler follows: the binary's bundles import both and hand them over, so page.xpath() works in the binary as in
+ * the npm build. The library is handed over by a module of its own (XPATH_LIBRARY_SOURCE, written beside the entry as
+ * binary_xpath_library.js) because the engine reads it as it is evaluated, and imports are evaluated before any
+ * statement of the module that imports them.
+ */
+export const XPATH_LIBRARY_SOURCE = `import { provideXPathLibrary } from "./src/spider/xpath_library.js";
+import { library } from "./src/spider/xpath_library_esm.js";
+provideXPathLibrary(library);
+`;
+
+const PROVIDE_XPATH = `import "./binary_xpath_library.js";
+import { provideXPathEngine } from "./src/spider/xpath_load.js";
+import * as xpathEngine from "./src/spider/xpath_selection.js";
+provideXPathEngine(xpathEngine);
+`;
+
 /** The command line's bundle: the hooks, then `netweir ARGS`. */
 export const ENTRY_SOURCE = `import "./binary_hooks.js";
 import { main } from "./src/cli/main.js";
-
+${PROVIDE_XPATH}
 main(process.argv.slice(2)).then((code) => {
   process.exitCode = code;
 });
@@ -51,7 +69,7 @@ main(process.argv.slice(2)).then((code) => {
 
 /** A callback worker's bundle (workers=N): the hooks, then the worker module, which loads the spider itself. */
 export const WORKER_ENTRY_SOURCE = `import "./binary_hooks.js";
-import "./src/engine/callback_worker.js";
+${PROVIDE_XPATH}import "./src/engine/callback_worker.js";
 `;
 
 /**

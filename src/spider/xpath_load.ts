@@ -15,13 +15,21 @@ export type XPathEngine = typeof import("./xpath_selection.ts");
  */
 let engine: XPathEngine | undefined;
 
+/**
+ * Hands over an engine a bundle already holds (the single binary's: its bundler cannot follow the required path
+ * built at run time, so the binary's entries import the engine and give it here before any spider runs).
+ */
+export function provideXPathEngine(bundled: XPathEngine): void {
+  engine ??= bundled;
+}
+
 /** The XPath engine, loaded on the first call. */
 export function xpathEngine(): XPathEngine {
   if (engine === undefined) {
     try {
       engine = requireSibling<XPathEngine>(import.meta.url, "xpath_selection");
     } catch (error) {
-      // A bundle that left the engine's files out (the single binary's, so far) has no file beside this one.
+      // A bundle that left the engine's files out and did not provide it has no file beside this one.
       throw new Error(`XPath could not be loaded here: ${(error as Error).message.split("\n")[0]}`);
     }
   }

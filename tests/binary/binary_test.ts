@@ -19,6 +19,7 @@ const TS_SPIDER = `import { type Page, Request, Spider } from "netweir";
 
 interface Book {
   title: string;
+  xpathTitle: string;
   url: string;
 }
 
@@ -35,7 +36,7 @@ export class TypedShop extends Spider {
     if (next) yield page.follow(next);
   }
   parseBook(page: Page): Book {
-    return { title: page.css("h1").text(), url: page.url };
+    return { title: page.css("h1").text(), xpathTitle: page.xpath("//h1/text()").text(), url: page.url };
   }
 }
 `;
@@ -95,6 +96,10 @@ Deno.test("the binary prints its version and crawls the shop from a .ts and a .j
       const items = await readItems(out);
       assert.equal(items.length, 40, file);
       assert.equal(new Set(items.map((item) => item.url)).size, 40);
+      if (file === "typed.ts") {
+        // XPath is required by a path made at run time, which the binary's bundler cannot follow on its own.
+        assert.ok(items.every((item) => item.title !== "" && item.xpathTitle === item.title), "XPath in the binary");
+      }
     }
 
     const bad = await box.netweir(["crawl", "shop.js", "-s", "concurrency=0"]);
@@ -112,7 +117,9 @@ export class Threads extends Spider {
     const next = page.css("li.next a").attr("href");
     if (next) yield page.follow(next);
   }
-  book(page: Page): { url: string; mainThread: boolean } { return { url: page.url, mainThread: isMainThread }; }
+  book(page: Page): { url: string; mainThread: boolean; title: string } {
+    return { url: page.url, mainThread: isMainThread, title: page.xpath("//h1/text()").text() };
+  }
 }
 `,
     );
@@ -132,6 +139,7 @@ export class Threads extends Spider {
     const threadedItems = await readItems(threaded);
     assert.equal(threadedItems.length, 40);
     assert.ok(threadedItems.every((item) => item.mainThread === false), "a callback ran on the main thread");
+    assert.ok(threadedItems.every((item) => typeof item.title === "string" && item.title !== ""), "XPath in a worker");
 
     const project = await box.netweir(["startproject", "books"]);
     assert.equal(project.code, 0, project.stderr);
