@@ -9,7 +9,11 @@ import { CheckpointFrontier } from "../../src/queue/checkpoint.ts";
 import { resolveCrawlSettings } from "../../src/settings/check.ts";
 import type { SettingsInit } from "../../src/settings/settings.ts";
 import { startFixtureSite } from "../helpers/fixture_site.ts";
-import { waitUntil } from "../helpers/wait.ts";
+import { sleep, waitUntil } from "../helpers/wait.ts";
+import { startCli } from "../helpers/cli.ts";
+import { startRedis } from "../helpers/redis.ts";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { crawlItems } from "./_crawl.ts";
 
 class Flaky extends Spider {
@@ -70,6 +74,59 @@ Deno.test("a request stopped between two retries carries on from its count when 
     assert.equal(site.hits("/status/503"), 1 + 3, "one first try and three retries in all");
     assert.equal(stats.retries, 1 + 2);
   } finally {
+    await site.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a shared crawl's process killed between two retries: the one that takes its request back carries on from the count", async () => {
+  const site = await startFixtureSite({ books: 0 });
+  const redis = await startRedis();
+  const dir = await Deno.makeTempDir({ prefix: "netweir-retry-reclaim-" });
+  try {
+    const spider = join(dir, "down.ts");
+    await writeFile(
+      spider,
+      `import { Request, Spider } from ${JSON.stringify(new URL("../../mod.ts", import.meta.url).href)};
+export class Down extends Spider {
+  site = "";
+  override async *start() {
+    yield new Request({ url: this.site + "status/503" });
+  }
+  override parse() {}
+}
+`,
+    );
+    const args = (backoff: number) => [
+      "crawl",
+      spider,
+      "-a",
+      `site=${site.url}`,
+      "-s",
+      `queue=${redis.url}`,
+      "-s",
+      "queue_lease=1.5",
+      "-s",
+      "queue_idle=1",
+      "-s",
+      "obey_robots_txt=false",
+      "-s",
+      "retries=3",
+      "-s",
+      `retry_backoff=${backoff}`,
+    ];
+    // The first process tries once, decides on a retry (waiting 2 s or so), and is killed in that wait.
+    const first = startCli(args(2));
+    await waitUntil("the first try", () => site.hits("/status/503") === 1, 30_000);
+    await sleep(500);
+    await first.kill("SIGKILL");
+    assert.equal((await first.wait()).signal, "SIGKILL");
+    // The second takes the dead process's request back once its lease is over, and makes the retries left: two.
+    const second = await startCli(args(0.01)).wait();
+    assert.equal(second.code, 0, second.stderr);
+    assert.equal(site.hits("/status/503"), 1 + 3, "one first try and three retries in all");
+  } finally {
+    await redis.stop();
     await site.close();
     await Deno.remove(dir, { recursive: true });
   }
