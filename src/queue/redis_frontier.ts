@@ -295,9 +295,11 @@ export class RedisFrontier implements Frontier {
    */
   async #call(name: ScriptName, args: () => ScriptArg[], staleEnds = false): Promise<unknown> {
     const started = this.#clock.now();
+    let sentAt = started;
     return await retry(async () => {
       if (this.#fatal) throw this.#fatal;
       const epoch = this.#epoch;
+      sentAt = this.#clock.now();
       try {
         return await this.#connection.script(name, [this.#prefix, ...args()]);
       } catch (error) {
@@ -319,6 +321,11 @@ export class RedisFrontier implements Frontier {
       // requests this process never got; the next beat gives back any such ids.
       if (name === "nwFinish") this.#maybeOrphans = true;
       const now = this.#clock.now();
+      if (now - this.#lastHeartbeat > this.#leaseMs && this.#frozenSince(sentAt)) {
+        // Its answer may be waiting unread: a beat now says whether the queue is still there.
+        this.#scheduleHeartbeat(0);
+        return 0;
+      }
       if (now - this.#lastHeartbeat > this.#leaseMs) {
         throw this.#fail(
           new QueueError(
@@ -358,6 +365,15 @@ export class RedisFrontier implements Frontier {
     if (this.#maybeOrphans) await this.#returnOrphans();
   }
 
+  /**
+   * Whether this process itself stood still since `sentAt` (stopped with SIGSTOP, say): a call's failure came later
+   * than its timeout allows, so the timeout may have fired before an answer waiting in the socket was read. Such a
+   * failure says nothing about Redis, and a lease gone by meanwhile is no reason to give up before asking again.
+   */
+  #frozenSince(sentAt: number): boolean {
+    return this.#clock.now() - sentAt > (this.#leaseMs / 3) * 1.5;
+  }
+
   /** Gives back lease ids the server holds for this process that it never received (a lease whose answer was lost). */
   async #returnOrphans(): Promise<void> {
     // While a lease is on its way, ids it took are held in Redis but not yet known here: they are not orphans.
@@ -374,13 +390,19 @@ export class RedisFrontier implements Frontier {
 
   /** Beats every third of a lease; while beats fail, tries every second until a lease has passed, then fails. */
   #scheduleHeartbeat(delay = this.#leaseMs / 3): void {
+    this.#clock.clearTimeout(this.#heartbeatTimer);
     this.#heartbeatTimer = this.#clock.setTimeout(async () => {
       if (this.#closed || this.#fatal) return;
+      const sentAt = this.#clock.now();
       try {
         await this.#heartbeat();
         this.#scheduleHeartbeat();
       } catch (error) {
         if (this.#closed) return;
+        if (this.#clock.now() - this.#lastHeartbeat > this.#leaseMs && this.#frozenSince(sentAt)) {
+          this.#scheduleHeartbeat(0);
+          return;
+        }
         if (this.#clock.now() - this.#lastHeartbeat > this.#leaseMs) {
           this.#fail(
             new QueueError(
@@ -692,6 +714,9 @@ export class RedisFrontier implements Frontier {
    * and a quiet one waits for nothing.
    */
   finish(lease: Lease, yielded: readonly Request[]): Promise<void> {
+    // A page held when this process forgot goes back rather than be finished; but its callback may have run since,
+    // and the crawl noted its links as queued then. The crawl forgets them again, before another page can drop them.
+    if (this.#tainted.has(lease.id) && yielded.length > 0) this.#onForget?.();
     const lines = this.#lines(yielded);
     return new Promise<void>((resolve, reject) => {
       this.#finishing.push({ lease, lines, resolve, reject });

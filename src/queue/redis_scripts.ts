@@ -41,12 +41,24 @@ local function set_aside(key)
 end
 -- Runs a command that writes to key; when key is of another type (written by hand), sets it aside and runs it again
 -- on a fresh key. A command that fails changes nothing, so this costs nothing when the key is fine.
+-- Any other error (a login not allowed the key, say) is raised as it is: the key is not junk.
+local function wrong_type(answer)
+  return type(answer) == 'table' and answer.err ~= nil and string.find(answer.err, 'WRONGTYPE', 1, true) ~= nil
+end
+-- Runs a command that reads key; a key of another type is set aside and read as absent (false).
+local function read_from(command, key, ...)
+  local answer = redis.pcall(command, key, ...)
+  if wrong_type(answer) then
+    set_aside(key)
+    return false
+  end
+  if type(answer) == 'table' and answer.err then return redis.call(command, key, ...) end
+  return answer
+end
 local function write_to(command, key, ...)
   local answer = redis.pcall(command, key, ...)
-  if type(answer) == 'table' and answer.err then
-    set_aside(key)
-    answer = redis.call(command, key, ...)
-  end
+  if wrong_type(answer) then set_aside(key) end
+  if type(answer) == 'table' and answer.err then answer = redis.call(command, key, ...) end
   return answer
 end
 -- Whether key is a hash or absent: a held key someone wrote as another type is set aside rather than stop the script.
@@ -56,11 +68,7 @@ local function is_hash(key)
 end
 -- What process pid holds (its held entries), {} when its key is not a hash (set aside: junk written by hand).
 local function held_entries(pid)
-  local key = P .. ':held:' .. pid
-  local ok, entries = pcall(redis.call, 'HVALS', key)
-  if ok then return entries end
-  set_aside(key)
-  return {}
+  return read_from('HVALS', P .. ':held:' .. pid) or {}
 end
 -- How many requests process pid holds; 0 for a held key that is not a hash (left for a heartbeat to set aside).
 local function held_count(pid)
@@ -95,17 +103,12 @@ local function stale(pid, ack, bump)
   local kept
   if bump then
     -- Bumped first, in one command, and put back as it was when the call is refused.
-    local ok, now = pcall(redis.call, 'HINCRBY', P .. ':marks', pid, 1)
-    if not ok then
-      set_aside(P .. ':marks')
-      now = redis.call('HINCRBY', P .. ':marks', pid, 1)
-    end
+    local now = write_to('HINCRBY', P .. ':marks', pid, 1)
     kept = now - 1
     if kept >= ack then return nil, now end
     if kept == 0 then redis.call('HDEL', P .. ':marks', pid) else redis.call('HINCRBY', P .. ':marks', pid, -1) end
   else
-    local ok, value = pcall(redis.call, 'HGET', P .. ':marks', pid)
-    kept = ok and tonumber(value or '0') or 0
+    kept = tonumber(read_from('HGET', P .. ':marks', pid) or '0') or 0
     if kept >= ack then return nil end
   end
   local why = 'behind'
@@ -147,7 +150,11 @@ local function seen_or_add(b, fphex, fp, level)
     local key = seen_key(l, fphex)
     local found = redis.pcall('HEXISTS', key, seen_field(l, fp))
     if found == 1 then return true end
-    if type(found) == 'table' then set_aside(key) end
+    if wrong_type(found) then
+      set_aside(key)
+    elseif type(found) == 'table' then
+      redis.call('HEXISTS', key, seen_field(l, fp))
+    end
   end
   return write_to('HSET', seen_key(level, fphex), seen_field(level, fp), '') == 0
 end
@@ -159,11 +166,7 @@ end
 -- has seen is left out unless DONT_FILTER is '1'. Per request it costs one HSET, after a HEXISTS for each older
 -- filter level; each host's list gets one RPUSH per priority, and the counters are written once for the batch.
 local function batch()
-  local ok, seen = pcall(redis.call, 'HGET', P .. ':meta', 'seen')
-  if not ok then
-    set_aside(P .. ':meta')
-    seen = false
-  end
+  local seen = read_from('HGET', P .. ':meta', 'seen')
   return { seen = tonumber(seen or '0') or 0, fresh = 0, added = 0, lists = {}, order = {} }
 end
 -- Adds the payload ARGV[i] to batch b: into the filter at once (so a duplicate later in the call is caught), onto

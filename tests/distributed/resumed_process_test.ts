@@ -16,7 +16,8 @@ import { readItems, readStats, startCrawler, waitUntil } from "./_crawl.ts";
 const PAGES = 40;
 const LEASE = 3;
 
-Deno.test("a process stopped past its lease and resumed fetches the whole chain, its own page's links included", async () => {
+/** Crawls the chain with one process, stopped past its lease and resumed once it held a page, then checks the chain. */
+async function resumedChain(settings: string[]): Promise<void> {
   const site = await startFixtureSite({});
   const redis = await startRedis();
   const dir = await mkdtemp(join(tmpdir(), "netweir-resumed-"));
@@ -27,7 +28,7 @@ Deno.test("a process stopped past its lease and resumed fetches the whole chain,
       site,
       queue: redis.url,
       spider: "Chain",
-      settings: [`queue_lease=${LEASE}`, "autothrottle=false"],
+      settings: [`queue_lease=${LEASE}`, "autothrottle=false", ...settings],
       args: ["-a", `pages=${PAGES}`, "-a", "ms=300"],
     });
     await waitUntil("the chain is under way", async () => (await readItems(crawler.items)).length >= 5);
@@ -50,7 +51,7 @@ Deno.test("a process stopped past its lease and resumed fetches the whole chain,
     assert.equal(result.code, 0, result.stderr);
     const seen = new Set((await readItems(crawler.items)).map((item) => item.n));
     const missing = Array.from({ length: PAGES }, (_, n) => n).filter((n) => !seen.has(n));
-    assert.deepEqual(missing, [], "every page of the chain was fetched");
+    assert.deepEqual(missing, [], `every page of the chain was fetched:\n${result.stderr}`);
     assert.match(result.stderr, /taken for dead/);
     assert.equal((await readStats(crawler.stats)).finish_reason, "finished");
   } finally {
@@ -58,4 +59,12 @@ Deno.test("a process stopped past its lease and resumed fetches the whole chain,
     await redis.stop();
     await site.close();
   }
+}
+
+Deno.test("a process stopped past its lease and resumed fetches the whole chain, its own page's links included", async () => {
+  await resumedChain([]);
+});
+
+Deno.test("with callback workers, a resumed process's workers forget the links they were told were queued", async () => {
+  await resumedChain(["workers=1"]);
 });

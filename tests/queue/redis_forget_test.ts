@@ -141,3 +141,27 @@ Deno.test("a finish tried again after Redis came back sends the page's links aga
     await redis.stop();
   }
 });
+
+Deno.test("a page held when the process forgot, finished with links, has the crawl forget the links it noted since", async () => {
+  const redis = await startRedis();
+  const key = newKey();
+  const { frontier: stopped } = await openFrontier(redis.url, key, { leaseSeconds: 1, clock: new ManualClock() });
+  let forgot = 0;
+  stopped.onForget(() => forgot++);
+  try {
+    await stopped.push([new Request({ url: url("a") }), new Request({ url: url("b") })]);
+    const [a, b] = await stopped.lease(2);
+    await sleep(1300);
+    const { frontier: other } = await openFrontier(redis.url, key, { leaseSeconds: 1 });
+    await other.close();
+    // The first call after it was taken for dead finds out: the crawl forgets what it had noted.
+    await stopped.finish(a, []);
+    assert.equal(forgot, 1);
+    // b's callback ran after that, and the crawl noted its link as queued: b goes back, and the crawl forgets again.
+    await stopped.finish(b, [new Request({ url: url("b-link") })]);
+    assert.equal(forgot, 2);
+  } finally {
+    await stopped.close();
+    await redis.stop();
+  }
+});
