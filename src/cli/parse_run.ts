@@ -3,7 +3,7 @@ import { UsageError } from "../errors.ts";
 import { asUsage } from "./errors.ts";
 import type { CommandContext } from "./context.ts";
 import { requestFor } from "./fetch_run.ts";
-import { openProbe, type SpiderOptionValues } from "./spider_options.ts";
+import { openProbe, type SpiderOptionValues, withProjectSpider } from "./spider_options.ts";
 import { Request } from "../spider/request.ts";
 import type { Spider } from "../spider/spider.ts";
 import { type ParseLevel, printLevels } from "./parse_report.ts";
@@ -59,9 +59,11 @@ async function startRequest(url: string, options: ParseOptions, spider: Spider):
   return base.replace({ callback: options.callback, meta, cbKwargs, rule });
 }
 
-export async function runParse(url: string, options: ParseOptions, context: CommandContext): Promise<number> {
-  if (options.spiderFile === undefined) throw new UsageError("parse needs the spider: --spider-file FILE");
-  const depth = wholeNumber(options.depth);
+export async function runParse(url: string, given: ParseOptions, context: CommandContext): Promise<number> {
+  const depth = wholeNumber(given.depth);
+  const chosen = await withProjectSpider(given, url);
+  if (chosen.spiderFile === undefined) throw new UsageError("parse needs the spider: --spider-file FILE");
+  const options = { ...given, ...chosen } as ParseOptions;
   const probe = await openProbe(options);
   const { runCallback } = await import("../spider/callbacks.ts");
   const levels: ParseLevel[] = [];

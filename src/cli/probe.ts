@@ -118,7 +118,10 @@ class ProbeFrontier extends MemoryFrontier {
 
 /** A crawl kept open to fetch requests one command at a time; see the module's comment. */
 export class Probe {
+  /** The spider crawled: a subclass of the one given, or of a plain Spider. */
   readonly spider: Spider;
+  /** Whether a spider was given (else the probe crawls a plain one). */
+  readonly spiderGiven: boolean;
   readonly settings: SettingValues;
   readonly log: Logger;
   readonly #crawl: Crawl;
@@ -130,8 +133,9 @@ export class Probe {
   #running: Promise<unknown> | undefined;
   #fatal: unknown;
 
-  private constructor(spider: Spider, settings: SettingValues, log: Logger) {
+  private constructor(spider: Spider, given: boolean, settings: SettingValues, log: Logger) {
     this.spider = spider;
+    this.spiderGiven = given;
     this.settings = settings;
     this.log = log;
     this.#frontier = new ProbeFrontier((lease, yielded) => this.#finished(lease, yielded));
@@ -152,7 +156,7 @@ export class Probe {
     checkBrowserAtStart(spider, settings);
     const sink = options.logSink ?? ((line: string) => runtime.writeStderr(line));
     const shown = createLogger(settings.logLevel as LogLevel, sink);
-    const probe: Probe = new Probe(spider, settings, {
+    const probe: Probe = new Probe(spider, options.spider !== undefined, settings, {
       ...shown,
       debug(message, data) {
         probe.#noteDebug(message);
