@@ -67,12 +67,15 @@ export async function runParse(url: string, given: ParseOptions, context: Comman
   const probe = await openProbe(options);
   const { runCallback } = await import("../spider/callbacks.ts");
   const levels: ParseLevel[] = [];
+  // Pages are listed in the order their requests were yielded, not in the order their answers came.
+  const order = new Map<Request, number>();
   const failures: string[] = [];
   try {
     const start = await startRequest(url, options, probe.spider);
     await probe.run([start], async (outcome) => {
       const level = outcome.request.depth + 1;
       const entry = { url: outcome.request.url, items: [], requests: [] } as ParseLevel["pages"][number];
+      entry.order = order.get(outcome.request) ?? 0;
       (levels[level - 1] ??= { level, pages: [] }).pages.push(entry);
       if (outcome.kind === "failed") {
         entry.error = outcome.error.message;
@@ -97,11 +100,13 @@ export async function runParse(url: string, given: ParseOptions, context: Comman
         entry.error = message;
         failures.push(message);
       }
+      for (const request of entry.requests) order.set(request, order.size + 1);
       return level < depth ? entry.requests : [];
     });
   } finally {
     await probe.close();
   }
+  for (const level of levels) level?.pages.sort((a, b) => (a.order ?? 0) - (b.order ?? 0));
   printLevels(levels.filter(Boolean), probe.spider, options.jsonl === true, context.out);
   if (failures.length > 0) {
     context.err(`netweir: ${failures[0]}${failures.length > 1 ? ` (and ${failures.length - 1} more)` : ""}\n`);
