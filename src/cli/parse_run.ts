@@ -1,6 +1,6 @@
 /** What `netweir parse URL` does once its command line is parsed (src/cli/parse.ts): loaded only when it runs. */
 import { UsageError } from "../errors.ts";
-import { asUsage } from "./errors.ts";
+import { asUsage, CommandError } from "./errors.ts";
 import type { CommandContext } from "./context.ts";
 import { requestFor } from "./fetch_run.ts";
 import { openProbe, type SpiderOptionValues, withProjectSpider } from "./spider_options.ts";
@@ -102,6 +102,10 @@ export async function runParse(url: string, given: ParseOptions, context: Comman
       }
       for (const request of entry.requests) order.set(request, order.size + 1);
       return level < depth ? entry.requests : [];
+    }).catch((error) => {
+      // The crawl ended early (a limit in the spider's settings): what was parsed is still reported.
+      if (!(error instanceof CommandError)) throw error;
+      failures.push(error.message);
     });
   } finally {
     await probe.close();

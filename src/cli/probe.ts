@@ -27,6 +27,7 @@ import { spiderSettings } from "../spider/spider_settings.ts";
 import { checkSpiderAtStart } from "../spider/start_checks.ts";
 import type { Logger } from "../spider/types.ts";
 import type { Failure } from "../spider/callbacks.ts";
+import { CommandError } from "./errors.ts";
 
 /** What became of one request. `request` is the request as it was asked for (at the depth it was fetched at). */
 export type ProbeOutcome =
@@ -175,13 +176,23 @@ export class Probe {
     const wrapped = requests.map((request) => this.#register(request, batch, true).request);
     // Queued before the crawl starts, so its first lease takes them; later batches wait for its next look (250 ms).
     await this.#frontier.push(wrapped);
-    this.#running ??= this.#crawl.run().catch((error) => {
-      this.#fatal = error;
-      for (const pending of this.#pending.values()) pending.batch.abort();
-    });
+    this.#running ??= this.#crawl.run().then(
+      () => {
+        // Ended by itself, not by close(): a limit of the spider's settings (max_pages...) or a signal.
+        if (this.#frontier.closing) return;
+        this.#end(new CommandError(`the crawl stopped before every page was fetched: ${this.#crawl.stopReason}`));
+      },
+      (error) => this.#end(error),
+    );
     await batch.finished;
     if (this.#fatal !== undefined) throw this.#fatal;
     if (batch.error !== undefined) throw batch.error;
+  }
+
+  /** The crawl has ended: every batch waiting ends with `error`, and so does every later run(). */
+  #end(error: unknown): void {
+    this.#fatal = error;
+    for (const pending of this.#pending.values()) pending.batch.abort();
   }
 
   /** Fetches one request and returns what became of it. */
