@@ -103,7 +103,7 @@ export async function runParse(url: string, given: ParseOptions, context: Comman
       for (const request of entry.requests) order.set(request, order.size + 1);
       return level < depth ? entry.requests : [];
     }).catch((error) => {
-      // The crawl ended early (a limit in the spider's settings): what was parsed is still reported.
+      // The crawl ended early: what was parsed is still reported.
       if (!(error instanceof CommandError)) throw error;
       failures.push(error.message);
     });

@@ -57,8 +57,17 @@ export interface ProbeFetchOptions {
 const PROBE_ID = "netweir_probe";
 const CALLBACK = "netweirProbePage";
 const ERRBACK = "netweirProbeFailure";
-/** Settings a probe never runs with: each would write a file, share a queue or move callbacks elsewhere. */
+/**
+ * Settings a probe never runs with: each would write a file, share a queue or move callbacks elsewhere; and the
+ * limits of a whole crawl, which would end a shell session after max_time or a parse after max_pages, when the probe
+ * only fetches what it is asked for.
+ */
 const SILENCED: Partial<SettingValues> = {
+  maxItems: null,
+  maxPages: null,
+  maxErrors: null,
+  maxTime: null,
+  maxMemory: null,
   queue: null,
   checkpoint: null,
   deltafetch: null,
@@ -178,7 +187,7 @@ export class Probe {
     await this.#frontier.push(wrapped);
     this.#running ??= this.#crawl.run().then(
       () => {
-        // Ended by itself, not by close(): a limit of the spider's settings (max_pages...) or a signal.
+        // Ended by itself, not by close(): nothing in a probe's settings should end it, but a wait must not hang.
         if (this.#frontier.closing) return;
         this.#end(new CommandError(`the crawl stopped before every page was fetched: ${this.#crawl.stopReason}`));
       },
