@@ -37,7 +37,7 @@ function headerLines(prefix: string, headers: Iterable<[string, string]>): strin
 
 export async function runFetch(url: string, options: FetchOptions, context: CommandContext): Promise<void> {
   const request = requestFor(url, { render: options.render, redirect: options.redirect });
-  const probe = await openProbe(options);
+  const probe = await openProbe(options, request.url);
   let outcome: ProbeOutcome;
   try {
     outcome = await probe.fetch(request, { allStatuses: true });

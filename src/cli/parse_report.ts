@@ -16,6 +16,8 @@ export interface ParsedPage {
   requests: Request[];
   /** Why the page was not fetched, or how its callback failed. */
   error?: string;
+  /** Where its request came among those yielded (the report lists a level's pages in that order). */
+  order?: number;
 }
 
 /** One level: 1 is the URL given, 2 the requests its callback yielded, and so on. */

@@ -1,9 +1,9 @@
 /** What `netweir parse URL` does once its command line is parsed (src/cli/parse.ts): loaded only when it runs. */
 import { UsageError } from "../errors.ts";
-import { asUsage } from "./errors.ts";
+import { asUsage, CommandError } from "./errors.ts";
 import type { CommandContext } from "./context.ts";
 import { requestFor } from "./fetch_run.ts";
-import { openProbe, type SpiderOptionValues } from "./spider_options.ts";
+import { openProbe, type SpiderOptionValues, withProjectSpider } from "./spider_options.ts";
 import { Request } from "../spider/request.ts";
 import type { Spider } from "../spider/spider.ts";
 import { type ParseLevel, printLevels } from "./parse_report.ts";
@@ -59,18 +59,23 @@ async function startRequest(url: string, options: ParseOptions, spider: Spider):
   return base.replace({ callback: options.callback, meta, cbKwargs, rule });
 }
 
-export async function runParse(url: string, options: ParseOptions, context: CommandContext): Promise<number> {
-  if (options.spiderFile === undefined) throw new UsageError("parse needs the spider: --spider-file FILE");
-  const depth = wholeNumber(options.depth);
+export async function runParse(url: string, given: ParseOptions, context: CommandContext): Promise<number> {
+  const depth = wholeNumber(given.depth);
+  const chosen = await withProjectSpider(given, url);
+  if (chosen.spiderFile === undefined) throw new UsageError("parse needs the spider: --spider-file FILE");
+  const options = { ...given, ...chosen } as ParseOptions;
   const probe = await openProbe(options);
   const { runCallback } = await import("../spider/callbacks.ts");
   const levels: ParseLevel[] = [];
+  // Pages are listed in the order their requests were yielded, not in the order their answers came.
+  const order = new Map<Request, number>();
   const failures: string[] = [];
   try {
     const start = await startRequest(url, options, probe.spider);
     await probe.run([start], async (outcome) => {
       const level = outcome.request.depth + 1;
       const entry = { url: outcome.request.url, items: [], requests: [] } as ParseLevel["pages"][number];
+      entry.order = order.get(outcome.request) ?? 0;
       (levels[level - 1] ??= { level, pages: [] }).pages.push(entry);
       if (outcome.kind === "failed") {
         entry.error = outcome.error.message;
@@ -95,11 +100,17 @@ export async function runParse(url: string, options: ParseOptions, context: Comm
         entry.error = message;
         failures.push(message);
       }
+      for (const request of entry.requests) order.set(request, order.size + 1);
       return level < depth ? entry.requests : [];
+    }).catch((error) => {
+      // The crawl ended early: what was parsed is still reported.
+      if (!(error instanceof CommandError)) throw error;
+      failures.push(error.message);
     });
   } finally {
     await probe.close();
   }
+  for (const level of levels) level?.pages.sort((a, b) => (a.order ?? 0) - (b.order ?? 0));
   printLevels(levels.filter(Boolean), probe.spider, options.jsonl === true, context.out);
   if (failures.length > 0) {
     context.err(`netweir: ${failures[0]}${failures.length > 1 ? ` (and ${failures.length - 1} more)` : ""}\n`);

@@ -27,6 +27,7 @@ import { spiderSettings } from "../spider/spider_settings.ts";
 import { checkSpiderAtStart } from "../spider/start_checks.ts";
 import type { Logger } from "../spider/types.ts";
 import type { Failure } from "../spider/callbacks.ts";
+import { CommandError } from "./errors.ts";
 
 /** What became of one request. `request` is the request as it was asked for (at the depth it was fetched at). */
 export type ProbeOutcome =
@@ -56,8 +57,17 @@ export interface ProbeFetchOptions {
 const PROBE_ID = "netweir_probe";
 const CALLBACK = "netweirProbePage";
 const ERRBACK = "netweirProbeFailure";
-/** Settings a probe never runs with: each would write a file, share a queue or move callbacks elsewhere. */
+/**
+ * Settings a probe never runs with: each would write a file, share a queue or move callbacks elsewhere; and the
+ * limits of a whole crawl, which would end a shell session after max_time or a parse after max_pages, when the probe
+ * only fetches what it is asked for.
+ */
 const SILENCED: Partial<SettingValues> = {
+  maxItems: null,
+  maxPages: null,
+  maxErrors: null,
+  maxTime: null,
+  maxMemory: null,
   queue: null,
   checkpoint: null,
   deltafetch: null,
@@ -118,7 +128,10 @@ class ProbeFrontier extends MemoryFrontier {
 
 /** A crawl kept open to fetch requests one command at a time; see the module's comment. */
 export class Probe {
+  /** The spider crawled: a subclass of the one given, or of a plain Spider. */
   readonly spider: Spider;
+  /** Whether a spider was given (else the probe crawls a plain one). */
+  readonly spiderGiven: boolean;
   readonly settings: SettingValues;
   readonly log: Logger;
   readonly #crawl: Crawl;
@@ -130,8 +143,9 @@ export class Probe {
   #running: Promise<unknown> | undefined;
   #fatal: unknown;
 
-  private constructor(spider: Spider, settings: SettingValues, log: Logger) {
+  private constructor(spider: Spider, given: boolean, settings: SettingValues, log: Logger) {
     this.spider = spider;
+    this.spiderGiven = given;
     this.settings = settings;
     this.log = log;
     this.#frontier = new ProbeFrontier((lease, yielded) => this.#finished(lease, yielded));
@@ -152,7 +166,7 @@ export class Probe {
     checkBrowserAtStart(spider, settings);
     const sink = options.logSink ?? ((line: string) => runtime.writeStderr(line));
     const shown = createLogger(settings.logLevel as LogLevel, sink);
-    const probe: Probe = new Probe(spider, settings, {
+    const probe: Probe = new Probe(spider, options.spider !== undefined, settings, {
       ...shown,
       debug(message, data) {
         probe.#noteDebug(message);
@@ -171,13 +185,23 @@ export class Probe {
     const wrapped = requests.map((request) => this.#register(request, batch, true).request);
     // Queued before the crawl starts, so its first lease takes them; later batches wait for its next look (250 ms).
     await this.#frontier.push(wrapped);
-    this.#running ??= this.#crawl.run().catch((error) => {
-      this.#fatal = error;
-      for (const pending of this.#pending.values()) pending.batch.abort();
-    });
+    this.#running ??= this.#crawl.run().then(
+      () => {
+        // Ended by itself, not by close(): nothing in a probe's settings should end it, but a wait must not hang.
+        if (this.#frontier.closing) return;
+        this.#end(new CommandError(`the crawl stopped before every page was fetched: ${this.#crawl.stopReason}`));
+      },
+      (error) => this.#end(error),
+    );
     await batch.finished;
     if (this.#fatal !== undefined) throw this.#fatal;
     if (batch.error !== undefined) throw batch.error;
+  }
+
+  /** The crawl has ended: every batch waiting ends with `error`, and so does every later run(). */
+  #end(error: unknown): void {
+    this.#fatal = error;
+    for (const pending of this.#pending.values()) pending.batch.abort();
   }
 
   /** Fetches one request and returns what became of it. */

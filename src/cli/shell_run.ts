@@ -110,10 +110,10 @@ export async function openPrompt(page: Page, spider: Spider | undefined, termina
 
 /** Runs the shell; resolves with its exit status. */
 export async function runShell(target: string | undefined, options: ShellOptions, context: CommandContext) {
-  const probe = await openProbe(options);
+  const probe = await openProbe(options, target !== undefined && isUrl(target) ? target : undefined);
   try {
     const terminal = terminalStreams();
-    const hasSpider = options.spiderFile !== undefined;
+    const hasSpider = probe.spiderGiven;
     const scope = shellScope(probe, hasSpider, options.render, terminal);
     if (target !== undefined) {
       if (isUrl(target)) await (scope.get("fetch") as (url: string) => Promise<Page>)(target);

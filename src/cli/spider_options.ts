@@ -55,8 +55,31 @@ export async function loadSpider(values: SpiderOptionValues, file = values.spide
   return spider;
 }
 
-/** A probe for the spider the options name (a plain spider without one), with their settings over its own. */
-export async function openProbe(values: SpiderOptionValues, extra: readonly string[] = []): Promise<Probe> {
+/**
+ * The options with the current project's spider for `url` as `--spider-file` and `--spider`, when none is given and
+ * the project has one for it (src/cli/project_spider.ts); else the options as they are.
+ */
+export async function withProjectSpider(values: SpiderOptionValues, url: string | undefined) {
+  if (values.spiderFile !== undefined || url === undefined) return values;
+  const [{ projectSpiderFor }, { spiderClassName }] = await Promise.all([
+    import("./project_spider.ts"),
+    import("../load/spiders.ts"),
+  ]);
+  const found = await projectSpiderFor(url);
+  if (found === undefined) return values;
+  return { ...values, spiderFile: found.file, spider: spiderClassName(found.spiderClass) };
+}
+
+/**
+ * A probe for the spider the options name, or the project's spider for `url` (a plain spider without either), with
+ * their settings over its own.
+ */
+export async function openProbe(
+  given: SpiderOptionValues,
+  url?: string,
+  extra: readonly string[] = [],
+): Promise<Probe> {
+  const values = await withProjectSpider(given, url);
   const spider = await loadSpider(values);
   const [{ Probe }, { Settings }] = await Promise.all([import("./probe.ts"), import("../settings/settings.ts")]);
   return Probe.open({ spider, overrides: Settings.fromPairs([...extra, ...settingPairs(values)]) });

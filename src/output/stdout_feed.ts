@@ -53,7 +53,15 @@ export class StdoutFeed implements Feed {
   }
 
   #send(text: string): Promise<void> {
-    return text === "" ? Promise.resolve() : this.#write(text);
+    if (text === "") return Promise.resolve();
+    return this.#write(text).catch((error) => {
+      // `netweir crawl x.ts -o - | head`: the reader left. Said in words rather than as the system's EPIPE.
+      const code = (error as { code?: string }).code;
+      if (code === "EPIPE" || error instanceof Error && /broken pipe/i.test(error.message)) {
+        throw new Error("standard output was closed: whatever read the items (-o -) stopped reading", { cause: error });
+      }
+      throw error;
+    });
   }
 
   write(items: Item[]): Promise<void> {

@@ -13,6 +13,7 @@ import { eventually } from "../helpers/eventually.ts";
 import { startFixtureSite } from "../helpers/fixture_site.ts";
 import { shopSpiderMjs } from "../helpers/npm_spiders.ts";
 import { startRedis } from "../helpers/redis.ts";
+import { Terminal } from "../helpers/tmux.ts";
 import { S3_ACCESS_KEY, S3_SECRET_KEY, startS3Server } from "../helpers/s3_server.ts";
 
 const TS_SPIDER = `import { type Page, Request, Spider } from "netweir";
@@ -255,6 +256,36 @@ Deno.test("the binary's serve runs a scheduled job to the end in a process of it
   } finally {
     if (serve.exitCode === null) serve.kill("SIGKILL");
     await exited;
+    await rm(box.dir, { recursive: true, force: true });
+    await site.close();
+  }
+});
+
+Deno.test("the binary runs fetch, parse and the shell's prompt of the developer's loop", async () => {
+  const site = await startFixtureSite({ books: 2 });
+  const box = await sandbox();
+  const term = await Terminal.start([join(box.dir, "bin", "netweir"), "shell", `${site.url}shop/`], {
+    cwd: box.work,
+    env: box.env,
+  });
+  try {
+    await writeFile(join(box.work, "typed.ts"), TS_SPIDER);
+    const fetched = await box.netweir(["fetch", `${site.url}shop/`]);
+    assert.equal(fetched.code, 0, fetched.stderr);
+    assert.equal(fetched.stdout, await (await fetch(`${site.url}shop/`)).text());
+    const parsed = await box.netweir(["parse", `${site.url}shop/`, "--spider-file", "typed.ts", "--jsonl"]);
+    assert.equal(parsed.code, 0, parsed.stderr);
+    const requests = parsed.stdout.trim().split("\n").map((line) => JSON.parse(line))
+      .filter((line) => line.type === "request" && line.callback === "parseBook");
+    assert.equal(requests.length, 2);
+
+    await term.waitFor(/netweir>$/);
+    await term.type('page.css("article.product_pod h3 a").length');
+    await term.waitFor(/^2$/m);
+    await term.type("exit()");
+    assert.equal(await term.exited(), 0);
+  } finally {
+    await term.close();
     await rm(box.dir, { recursive: true, force: true });
     await site.close();
   }

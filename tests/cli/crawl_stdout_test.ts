@@ -1,7 +1,10 @@
 /** Seeing a crawl as it goes (issue 25, item 6): a debug line per fetched page, and items on standard output. */
 import assert from "node:assert/strict";
 import { startFixtureSite } from "../helpers/fixture_site.ts";
-import { fixture, runCli } from "./_run.ts";
+import { fixture, runCli, withTempDir } from "./_run.ts";
+import { runtime } from "../../src/runtime/mod.ts";
+import { CLI_PATH } from "../helpers/cli.ts";
+import { runCommand } from "../helpers/command.ts";
 
 const SPIDER = fixture("shop_spider.ts");
 
@@ -79,6 +82,27 @@ Deno.test("crawl --log-level debug logs one Crawled line per fetched page, with 
     const quiet = await runCli(["crawl", SPIDER, "-a", `site=${shop}`, "-o", "-"]);
     assert.equal(quiet.code, 0, quiet.stderr);
     assert.doesNotMatch(quiet.stderr, /Crawled \(/);
+  } finally {
+    await site.close();
+  }
+});
+
+Deno.test("crawl -o - whose reader stops reading ends with one line saying so", async () => {
+  const site = await startFixtureSite({ books: 40 });
+  try {
+    const self = runtime.selfCommand(CLI_PATH);
+    const command = [self.command, ...self.args, "crawl", SPIDER, "-a", `site=${site.url}shop/`, "-o", "-"]
+      .map((word) => `'${word}'`).join(" ");
+    let result = { stdout: "" };
+    await withTempDir(async (dir) => {
+      result = await runCommand("sh", ["-c", `${command} 2>err.txt | head -1; cat err.txt`], { cwd: dir });
+    });
+    assert.equal(result.stdout.split("\n")[0].startsWith('{"title":'), true, result.stdout);
+    assert.match(
+      result.stdout,
+      /^netweir: standard output was closed: whatever read the items \(-o -\) stopped reading$/m,
+    );
+    assert.doesNotMatch(result.stdout, /os error|EPIPE/);
   } finally {
     await site.close();
   }

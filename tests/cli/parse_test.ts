@@ -49,6 +49,28 @@ Deno.test("parse --depth 2 --jsonl follows the yielded requests with their own c
   }
 });
 
+Deno.test("parse lists a level's pages in the order their requests were yielded, not as their answers came", async () => {
+  const site = await startFixtureSite({ books: 1 });
+  try {
+    const result = await runCli([
+      "parse",
+      `${site.url}shop/`,
+      "--spider-file",
+      SPIDER,
+      "-c",
+      "slowFirst",
+      "-d",
+      "2",
+      "--jsonl",
+    ]);
+    assert.equal(result.code, 0, result.stderr);
+    const pages = jsonLines(result.stdout).filter((line) => line.type === "page" && line.level === 2);
+    assert.deepEqual(pages.map((page) => page.url), [`${site.url}slow?ms=600`, `${site.url}echo`]);
+  } finally {
+    await site.close();
+  }
+});
+
 Deno.test("parse --callback with --cb-kwargs and --meta runs that method with them", async () => {
   const site = await startFixtureSite({ books: 1 });
   try {
@@ -99,6 +121,18 @@ Deno.test("parse exits 1 with one line when the callback throws, after printing 
       `netweir: callback broken failed on ${site.url}shop/: the selector h9 matched nothing\n`,
     );
     assert.match(result.stdout, /error: callback broken failed/);
+  } finally {
+    await site.close();
+  }
+});
+
+Deno.test("parse is not stopped by a whole crawl's limits (max_pages) of the spider's settings or -s", async () => {
+  const site = await startFixtureSite({ books: 2 });
+  try {
+    const args = ["parse", `${site.url}shop/`, "--spider-file", SPIDER, "-d", "2", "-s", "max_pages=1", "--jsonl"];
+    const result = await runCli(args);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(jsonLines(result.stdout).filter((line) => line.type === "item").length, 2);
   } finally {
     await site.close();
   }

@@ -1,32 +1,35 @@
 /**
  * A program run in a real pseudo-terminal, driven as a person would: tmux starts it in a detached session on a
- * server of its own (a socket named for this test, so tests never share one), `type` sends keys, `waitFor` reads the
- * screen until a pattern shows. Used to test `netweir shell`'s prompt, which behaves differently on a terminal.
+ * server of its own (its socket in a temporary directory of its own, so tests never share one), `type` sends keys,
+ * `waitFor` reads the screen until a pattern shows. Used to test `netweir shell`'s prompt, which behaves differently
+ * on a terminal.
  *
  * ```ts
  * const term = await Terminal.start(["deno", "run", "-A", "cli.ts", "shell", url]);
- * await term.waitFor(/netweir> $/m);
+ * await term.waitFor(/netweir>$/);
  * await term.type('page.css("h1").text()');
  * ```
  */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runCommand } from "./command.ts";
 
-let sessions = 0;
 const CONFIG = fileURLToPath(new URL("./tmux.conf", import.meta.url));
 
 /** A program in a pseudo-terminal of 200 columns by 50 lines. */
 export class Terminal {
-  readonly #socket: string;
+  /** A directory of its own holding the server's socket, removed at close. */
+  readonly #dir: string;
 
-  private constructor(socket: string) {
-    this.#socket = socket;
+  private constructor(dir: string) {
+    this.#dir = dir;
   }
 
   /** Starts `argv` (with `env` added to this process's environment) in a new tmux server. */
   static async start(argv: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<Terminal> {
-    const socket = `netweir-test-${crypto.randomUUID().slice(0, 8)}-${++sessions}`;
-    const term = new Terminal(socket);
+    const term = new Terminal(await mkdtemp(join(tmpdir(), "netweir-tmux-")));
     const env = Object.entries(options.env ?? {}).map(([name, value]) => `${name}=${value}`);
     const ran = await term.#tmux([
       "new-session",
@@ -55,7 +58,7 @@ export class Terminal {
   #tmux(args: string[]) {
     // The configuration keeps the pane after the program ends (set from the start: a program that ends at once
     // would take the server with it), so its last screen and exit status can still be read.
-    return runCommand("tmux", ["-L", this.#socket, "-f", CONFIG, ...args]);
+    return runCommand("tmux", ["-S", join(this.#dir, "socket"), "-f", CONFIG, ...args]);
   }
 
   /** The screen and the scrollback, as text, without the blank end of the screen (and trailing spaces). */
@@ -103,8 +106,9 @@ export class Terminal {
     }
   }
 
-  /** Ends the tmux server and the program with it. */
+  /** Ends the tmux server and the program with it, and removes the socket. */
   async close(): Promise<void> {
     await this.#tmux(["kill-server"]);
+    await rm(this.#dir, { recursive: true, force: true });
   }
 }

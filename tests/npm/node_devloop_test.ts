@@ -1,5 +1,6 @@
 /**
- * The developer's-loop commands on the packed npm build under Node 22 (issue 25): fetch, parse and shell (its
+ * The developer's-loop commands on the packed npm build under Node 22 (issue 25): fetch, parse, check, crawl with a
+ * Crawled line per page and items on standard output, genspider, settings, and shell (its
  * prompt driven in a pseudo-terminal through tmux) against the fixture shop on 127.0.0.1, with a .ts spider that
  * imports "netweir" as a Node user's does.
  */
@@ -10,9 +11,14 @@ import { startFixtureSite } from "../helpers/fixture_site.ts";
 import { installBuiltPackage, NODE22 } from "../helpers/node_package.ts";
 import { Terminal } from "../helpers/tmux.ts";
 
-const SPIDER = `import { type Page, type Request, Spider } from "netweir";
+const SPIDER = `import { type Contracts, type Page, Request, Spider } from "netweir";
 
 export class NodeShop extends Spider {
+  static contracts: Contracts = { parse: { url: "", items: 0, requests: 2 } };
+  site = "http://127.0.0.1:1/";
+  override async *start() {
+    yield new Request({ url: this.site });
+  }
   override middlewares = [{
     processRequest: (request: Request) => request.replace({ headers: { ...request.headers, "x-devloop": "node" } }),
   }];
@@ -27,7 +33,7 @@ export class NodeShop extends Spider {
 }
 `;
 
-Deno.test("under Node 22, fetch, parse and the shell's prompt work from the packed build", async () => {
+Deno.test("under Node 22, fetch, parse, check, crawl -o -, genspider, settings and the shell's prompt work from the packed build", async () => {
   const site = await startFixtureSite({ books: 2 });
   const pkg = await installBuiltPackage();
   let term: Terminal | undefined;
@@ -45,6 +51,31 @@ Deno.test("under Node 22, fetch, parse and the shell's prompt work from the pack
     const failed = await pkg.netweir(["fetch", "http://127.0.0.1:1/", "-s", "retries=0"]);
     assert.equal(failed.code, 1);
     assert.match(failed.stderr, /^netweir: fetching http:\/\/127\.0\.0\.1:1\/ failed: connection refused[^\n]*\n$/);
+
+    const checked = await pkg.netweir(["check", "shop.ts", "-a", `site=${site.url}shop/`]);
+    assert.equal(checked.code, 0, checked.stdout + checked.stderr);
+    assert.match(checked.stdout, /^PASS {2}NodeShop\.parse {2}/m);
+
+    const crawled = await pkg.netweir([
+      "crawl",
+      "shop.ts",
+      "-a",
+      `site=${site.url}shop/`,
+      "--log-level",
+      "debug",
+      "-o",
+      "-",
+    ]);
+    assert.equal(crawled.code, 0, crawled.stderr);
+    assert.equal(crawled.stdout.trim().split("\n").length, 2);
+    assert.equal(crawled.stderr.split("\n").filter((line) => line.includes(" DEBUG Crawled (200) <GET ")).length, 3);
+
+    const made = await pkg.netweir(["genspider", "news", "news.example.org", "-t", "rules"]);
+    assert.equal(made.code, 0, made.stderr);
+    assert.equal(made.stdout, "Created spider news (template rules) in news.ts\n");
+    const agent = await pkg.netweir(["settings", "--spider-file", "news.ts", "--get", "user_agent"]);
+    assert.equal(agent.code, 0, agent.stderr);
+    assert.match(agent.stdout, /^netweir\/\d+\.\d+\.\d+\n$/);
 
     const bin = join(pkg.dir, "node_modules", "netweir", "cli.js");
     term = await Terminal.start([NODE22, bin, "shell", `${site.url}shop/`, "--spider-file", "shop.ts"], {
