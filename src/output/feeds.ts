@@ -17,6 +17,7 @@ import { parquetFormat } from "./parquet.ts";
 import { type FeedPlaceholders, fillPlaceholders, withSamplePlaceholders } from "./placeholders.ts";
 import { xmlFormat } from "./xml.ts";
 import { isStdoutPath, StdoutFeed, stdoutFormat } from "./stdout_feed.ts";
+import { isRedisStreamPath, parseRedisStreamTarget, RedisStreamFeed } from "./redis_stream_feed.ts";
 import type { CloudEnvironment, CloudStoreOptions } from "./cloud/cloud_store.ts";
 import { formatCloudUrl, isCloudPath, parseCloudUrl } from "./cloud/cloud_url.ts";
 
@@ -50,6 +51,11 @@ function supportedExtensions(): string {
 export function parseFeedTarget(path: string, overwrite: boolean): FeedTarget {
   if (path === "") throw new UsageError("output path is empty");
   if (isStdoutPath(path)) return { path, format: stdoutFormat(path), overwrite };
+  // A stream's entries hold items as JSON; -O does not empty it (other processes of the crawl may be writing to it).
+  if (isRedisStreamPath(path)) {
+    parseRedisStreamTarget(path);
+    return { path, format: "jsonl", overwrite: false };
+  }
   if (isCloudPath(path)) parseCloudUrl(withSamplePlaceholders(path));
   const extension = extname(path).toLowerCase();
   const format = Object.values(FEED_FORMATS).find((candidate) => candidate.extensions.includes(extension));
@@ -109,6 +115,8 @@ export class FeedSet {
     for (const target of targets) {
       const key = isStdoutPath(target.path)
         ? "standard output"
+        : isRedisStreamPath(target.path)
+        ? target.path
         : isCloudPath(target.path)
         ? formatCloudUrl(parseCloudUrl(target.path))
         : resolve(target.path);
@@ -116,7 +124,7 @@ export class FeedSet {
       seen.add(key);
     }
     for (const target of targets) {
-      if (isCloudPath(target.path) || isStdoutPath(target.path)) continue;
+      if (isCloudPath(target.path) || isStdoutPath(target.path) || isRedisStreamPath(target.path)) continue;
       const format = FEED_FORMATS[target.format];
       await checkFeedPath(target.path, { ...format, overwrite: target.overwrite });
     }
@@ -129,6 +137,8 @@ export class FeedSet {
         const store = stores.get(target);
         const feed = isStdoutPath(target.path)
           ? new StdoutFeed(target.path, { log })
+          : isRedisStreamPath(target.path)
+          ? await RedisStreamFeed.open(target.path)
           : store
           ? await store.open(format, { spoolRoot, log })
           : await format.open(target.path, { overwrite: target.overwrite, log });
