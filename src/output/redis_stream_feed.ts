@@ -64,7 +64,7 @@ export function parseRedisStreamTarget(path: string): RedisStreamTarget {
 }
 
 /** Whether a failure may pass by itself (Redis down or restarting), as opposed to a refusal that will recur. */
-function isTransient(error: unknown): boolean {
+export function isTransientRedisError(error: unknown): boolean {
   const message = (error as Error)?.message ?? "";
   return isLoading(error) ||
     /Stream isn't writeable|Connection is closed|max retries per request|Command timed out|ECONN|EPIPE/i.test(message);
@@ -146,7 +146,7 @@ export class RedisStreamFeed implements Feed {
         this.#confirmed.push(number);
         return;
       } catch (error) {
-        if (!isTransient(error) || Date.now() - started >= RETRY_FOR_MS) {
+        if (!isTransientRedisError(error) || Date.now() - started >= RETRY_FOR_MS) {
           throw new QueueError(`cannot write items to ${this.path}: ${describe(error)}`, {
             cause: error,
           });
