@@ -10,6 +10,7 @@ import { describe, isLoading, RedisConnection } from "../queue/redis_client.ts";
 import { maskQueueUrl, parseRedisUrl } from "../settings/redis_url.ts";
 import type { Item } from "../spider/types.ts";
 import type { Feed } from "./feed.ts";
+import { retryWrite } from "./retry_write.ts";
 
 /** The field of each stream entry that holds the item, as JSON. */
 export const STREAM_ITEM_FIELD = "item";
@@ -122,38 +123,31 @@ export class RedisStreamFeed implements Feed {
 
   async #add(encoded: string[]): Promise<void> {
     const number = this.#nextWrite++;
-    const started = Date.now();
-    for (let attempt = 1;; attempt++) {
+    // deno-lint-ignore no-explicit-any
+    const client = this.#connection.client as any;
+    await retryWrite(async () => {
+      const forget = this.#confirmed.splice(0, FORGET_PER_CALL);
       try {
-        // deno-lint-ignore no-explicit-any
-        const client = this.#connection.client as any;
-        const forget = this.#confirmed.splice(0, FORGET_PER_CALL);
-        try {
-          await client.netweirAddItems(
-            this.#stream,
-            this.#record,
-            WRITES_RECORD_SECONDS,
-            number,
-            forget.length,
-            ...forget,
-            ...encoded,
-          );
-        } catch (error) {
-          // Not known to be forgotten: HDEL is idempotent, so they go with the next call.
-          this.#confirmed.push(...forget);
-          throw error;
-        }
-        this.#confirmed.push(number);
-        return;
+        await client.netweirAddItems(
+          this.#stream,
+          this.#record,
+          WRITES_RECORD_SECONDS,
+          number,
+          forget.length,
+          ...forget,
+          ...encoded,
+        );
       } catch (error) {
-        if (!isTransientRedisError(error) || Date.now() - started >= RETRY_FOR_MS) {
-          throw new QueueError(`cannot write items to ${this.path}: ${describe(error)}`, {
-            cause: error,
-          });
-        }
-        await new Promise((resolve) => setTimeout(resolve, Math.min(attempt * 200, 1_000)));
+        // Not known to be forgotten: HDEL is idempotent, so they go with the next call.
+        this.#confirmed.push(...forget);
+        throw error;
       }
-    }
+      this.#confirmed.push(number);
+    }, {
+      transient: isTransientRedisError,
+      forMs: RETRY_FOR_MS,
+      fail: (error) => new QueueError(`cannot write items to ${this.path}: ${describe(error)}`, { cause: error }),
+    });
   }
 
   close(): Promise<void> {
