@@ -31,7 +31,7 @@ const FORGET_PER_CALL = 1_000;
  * was lost (Redis restarted, a timeout) finds its number in the record and adds nothing the second time; a number is
  * forgotten once its answer came back, so the record holds about as many fields as pages being written.
  */
-const ADD_ITEMS = `
+export const ADD_ITEMS = `
 local forget = tonumber(ARGV[3])
 if forget > 0 then redis.call('HDEL', KEYS[2], unpack(ARGV, 4, 3 + forget)) end
 local fresh = redis.call('HSETNX', KEYS[2], ARGV[2], '1')
