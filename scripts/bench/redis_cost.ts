@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RedisConnection } from "../../src/queue/redis_client.ts";
 import { SCRIPTS } from "../../src/queue/redis_scripts.ts";
+import { ADD_ITEMS } from "../../src/output/redis_stream_feed.ts";
 import { parseRedisUrl } from "../../src/settings/redis_url.ts";
 import { runCli } from "../../tests/helpers/cli.ts";
 import { startRedis } from "../../tests/helpers/redis.ts";
@@ -33,7 +34,7 @@ export interface PageCost {
 /** The commands the queue's scripts run inside Redis: counted by commandstats, but not round trips. */
 function commandsInsideScripts(): Set<string> {
   const names = new Set<string>();
-  for (const lua of Object.values(SCRIPTS)) {
+  for (const lua of [...Object.values(SCRIPTS), ADD_ITEMS]) {
     // redis.call('X', ...), redis.pcall('X', ...), pcall(redis.call, 'X', ...) and write_to('X', ...)
     for (const match of lua.matchAll(/(?:redis\.p?call\(?,?\s*|write_to\()'(\w+)'/g)) {
       names.add(match[1].toLowerCase());
@@ -58,9 +59,9 @@ async function redisCpu(connection: RedisConnection): Promise<number> {
 
 /**
  * Runs `netweir` with `args` (a crawl, without its queue) on a fresh Redis queue that ends as soon as it is idle, and
- * measures what it cost Redis.
+ * measures what it cost Redis. `args` may be a function of the Redis URL, for output to the same server.
  */
-export async function measurePageCost(args: string[]): Promise<PageCost> {
+export async function measurePageCost(args: string[] | ((redisUrl: string) => string[])): Promise<PageCost> {
   const redis = await startRedis();
   const connection = await RedisConnection.open(parseRedisUrl(redis.url), redis.url, 60_000);
   const dir = await mkdtemp(join(tmpdir(), "netweir-bench-"));
@@ -69,7 +70,8 @@ export async function measurePageCost(args: string[]): Promise<PageCost> {
     const cpuBefore = await redisCpu(connection);
     const statsFile = join(dir, "stats.json");
     const queue = ["--queue", redis.url, "--queue-key", "cost", "-s", "queue_idle=0", "--stats-file", statsFile];
-    const ran = await runCli([...args, ...queue], { timeoutMs: 600_000 });
+    const crawl = typeof args === "function" ? args(redis.url) : args;
+    const ran = await runCli([...crawl, ...queue], { timeoutMs: 600_000 });
     if (ran.code !== 0) throw new Error(`crawl failed (${ran.code}): ${ran.stderr}`);
     const stats = JSON.parse(await readFile(statsFile, "utf8"));
     const cpu = await redisCpu(connection) - cpuBefore;

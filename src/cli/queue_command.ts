@@ -1,5 +1,5 @@
 /**
- * The command line of `netweir queue push|status|clear URL KEY`: feeding a crawl's shared Redis queue from
+ * The command line of `netweir queue push|status|clear|items URL KEY`: feeding a crawl's shared Redis queue from
  * outside it, seeing where it stands, and deleting its keys. The work is in src/cli/queue.ts, loaded only when a
  * queue command runs, so that `list`, `version` and `--help` never load the Redis client.
  */
@@ -33,6 +33,11 @@ function parsePriority(text: string): number {
   return value;
 }
 
+const ITEMS_HELP_AFTER = `
+KEY here is the stream a crawl wrote with -o redis://host:port/db?stream=KEY. Each entry's item goes to the
+feeds, oldest first; with no -o or -O, to standard output as JSON Lines. --follow then waits for new entries until
+SIGINT or SIGTERM, and closes the feeds cleanly. Prints "exported N items from KEY" on standard error.`;
+
 interface PushFlags {
   priority?: number;
   dontFilter?: boolean;
@@ -42,7 +47,7 @@ interface PushFlags {
 export function addQueueCommand(program: Command, context: CommandContext): void {
   const queue = program
     .command("queue")
-    .description("feed a crawl's shared Redis queue, show its status, or clear it")
+    .description("feed a crawl's shared Redis queue, show its status, clear it, or export its items stream")
     .addHelpText("after", QUEUE_HELP_AFTER);
 
   queue
@@ -67,6 +72,28 @@ export function addQueueCommand(program: Command, context: CommandContext): void
     .action(async (url: string, key: string, flags: { json?: boolean }) => {
       const { runQueueStatus } = await import("./queue.ts");
       await runQueueStatus({ url, key, json: flags.json === true }, context);
+    });
+
+  // -o and -O make one list in command-line order, as in `netweir crawl`.
+  const outputs: Array<{ path: string; overwrite: boolean }> = [];
+  const feed = (overwrite: boolean) => (path: string) => {
+    outputs.push({ path, overwrite });
+    return outputs;
+  };
+  queue
+    .command("items <url> <key>")
+    .description("export the items a crawl wrote to a Redis stream to feeds (any format), and follow it live")
+    .option(
+      "-o, --output <path>",
+      "append the items to a feed, by extension (repeatable; default: standard output)",
+      feed(false),
+    )
+    .option("-O, --overwrite-output <path>", "write the items to a feed, replacing the file (repeatable)", feed(true))
+    .option("--follow", "after the stream's items, wait for new ones until SIGINT or SIGTERM")
+    .addHelpText("after", ITEMS_HELP_AFTER)
+    .action(async (url: string, key: string, flags: { follow?: boolean }) => {
+      const { runQueueItems } = await import("./queue_items.ts");
+      await runQueueItems({ url, key, outputs: [...outputs], follow: flags.follow === true }, context);
     });
 
   queue

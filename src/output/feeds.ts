@@ -17,6 +17,8 @@ import { parquetFormat } from "./parquet.ts";
 import { type FeedPlaceholders, fillPlaceholders, withSamplePlaceholders } from "./placeholders.ts";
 import { xmlFormat } from "./xml.ts";
 import { isStdoutPath, StdoutFeed, stdoutFormat } from "./stdout_feed.ts";
+import { isRedisStreamPath, parseRedisStreamTarget, RedisStreamFeed } from "./redis_stream_feed.ts";
+import { isPostgresPath, parsePostgresTarget, PostgresFeed } from "./postgres_feed.ts";
 import type { CloudEnvironment, CloudStoreOptions } from "./cloud/cloud_store.ts";
 import { formatCloudUrl, isCloudPath, parseCloudUrl } from "./cloud/cloud_url.ts";
 
@@ -50,12 +52,27 @@ function supportedExtensions(): string {
 export function parseFeedTarget(path: string, overwrite: boolean): FeedTarget {
   if (path === "") throw new UsageError("output path is empty");
   if (isStdoutPath(path)) return { path, format: stdoutFormat(path), overwrite };
+  // A stream's entries hold items as JSON; -O does not empty it (other processes of the crawl may be writing to it).
+  if (isRedisStreamPath(path)) {
+    parseRedisStreamTarget(path);
+    return { path, format: "jsonl", overwrite: false };
+  }
+  // A table, likewise, is never emptied by -O.
+  if (isPostgresPath(path)) {
+    parsePostgresTarget(path);
+    return { path, format: "jsonl", overwrite: false };
+  }
   if (isCloudPath(path)) parseCloudUrl(withSamplePlaceholders(path));
   const extension = extname(path).toLowerCase();
   const format = Object.values(FEED_FORMATS).find((candidate) => candidate.extensions.includes(extension));
   if (format) return { path, format: format.name, overwrite };
   const what = extension === "" ? "has no extension" : `has an unsupported extension ${extension}`;
   throw new UsageError(`output ${path} ${what}; supported: ${supportedExtensions()}`);
+}
+
+/** Whether an output is a server every process of a crawl may write to (a Redis stream, a PostgreSQL table). */
+function isSharedPath(path: string): boolean {
+  return isRedisStreamPath(path) || isPostgresPath(path);
 }
 
 /** An opened feed and what it has taken, for the line logged at close. */
@@ -109,6 +126,8 @@ export class FeedSet {
     for (const target of targets) {
       const key = isStdoutPath(target.path)
         ? "standard output"
+        : isSharedPath(target.path)
+        ? target.path
         : isCloudPath(target.path)
         ? formatCloudUrl(parseCloudUrl(target.path))
         : resolve(target.path);
@@ -116,7 +135,7 @@ export class FeedSet {
       seen.add(key);
     }
     for (const target of targets) {
-      if (isCloudPath(target.path) || isStdoutPath(target.path)) continue;
+      if (isCloudPath(target.path) || isStdoutPath(target.path) || isSharedPath(target.path)) continue;
       const format = FEED_FORMATS[target.format];
       await checkFeedPath(target.path, { ...format, overwrite: target.overwrite });
     }
@@ -129,6 +148,10 @@ export class FeedSet {
         const store = stores.get(target);
         const feed = isStdoutPath(target.path)
           ? new StdoutFeed(target.path, { log })
+          : isRedisStreamPath(target.path)
+          ? await RedisStreamFeed.open(target.path)
+          : isPostgresPath(target.path)
+          ? await PostgresFeed.open(target.path)
           : store
           ? await store.open(format, { spoolRoot, log })
           : await format.open(target.path, { overwrite: target.overwrite, log });
