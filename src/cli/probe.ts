@@ -265,6 +265,9 @@ export class Probe {
     const id = lease.request.meta[PROBE_ID] as number;
     const pending = this.#pending.get(id);
     if (!pending) return;
+    // A retry goes back to the queue in place of its request (src/fetch/retry.ts), carrying the same meta: the
+    // request is still on its way, and its page or failure comes with the retry's lease.
+    if (!pending.settled && yielded.some((request) => request.meta[PROBE_ID] === id)) return;
     this.#pending.delete(id);
     const queued = new Set(yielded.map((request) => request.meta[PROBE_ID] as number));
     for (const followed of pending.followed) {
