@@ -164,7 +164,8 @@ Deno.test("the tab Chromium starts with is closed: only the pool's tabs are open
 
 Deno.test("a hung Chromium's failure says it did not answer, in Netweir's words, not puppeteer's options", async () => {
   const site = await startJsSite();
-  const pool = openTestPool(1, { protocolTimeoutMs: 1500 });
+  // Long enough for any call of a working browser on a loaded machine, short enough for the test.
+  const pool = openTestPool(1, { protocolTimeoutMs: 5000 });
   let pid: number | undefined;
   try {
     const signal = new AbortController().signal;
