@@ -164,8 +164,9 @@ Deno.test("the tab Chromium starts with is closed: only the pool's tabs are open
 
 Deno.test("a hung Chromium's failure says it did not answer, in Netweir's words, not puppeteer's options", async () => {
   const site = await startJsSite();
-  // Long enough for any call of a working browser on a loaded machine, short enough for the test.
-  const pool = openTestPool(1, { protocolTimeoutMs: 5000 });
+  // Long enough for any call of a working browser on a loaded machine (load 26 on two cores took a start past 5 s),
+  // and under the render's own 20 s, which would otherwise end it first.
+  const pool = openTestPool(1, { protocolTimeoutMs: 10_000 });
   let pid: number | undefined;
   try {
     const signal = new AbortController().signal;
