@@ -41,6 +41,7 @@ export interface BrowserFetcherOptions {
     SettingValues,
     | "browserPath"
     | "browserTabs"
+    | "browserMemory"
     | "browserBlock"
     | "browserUploadDir"
     | "timeout"
@@ -83,6 +84,7 @@ export class BrowserFetcher {
       protocolTimeoutMs: PROTOCOL_TIMEOUT_MS,
       onCrash: () => stats.inc("browser.restarts"),
       onPopup: () => stats.inc("browser.popups"),
+      memoryBudget: settings.browserMemory === null ? undefined : settings.browserMemory * 2 ** 20,
     });
   }
 

@@ -12,6 +12,7 @@
 import type { Browser, BrowserContext, CDPSession, Page, Protocol } from "puppeteer-core";
 import type { Logger } from "../spider/types.ts";
 import { type Chromium, launchChromium } from "./chromium.ts";
+import { TabBudget, treeMemory } from "./memory_budget.ts";
 
 /** How long a tab waits unused before its page is replaced by about:blank. */
 const IDLE_BLANK_MS = 1000;
@@ -30,6 +31,9 @@ export const MAX_TAB_USES = 1000;
  * nothing a page renders; what is dropped is fetched or rebuilt again if needed.
  */
 export const PRESSURE_EVERY = 100;
+
+/** How often Chromium's memory is measured under a budget: reading /proc for a dozen processes takes a few ms. */
+export const MEMORY_CHECK_MS = 2000;
 
 /** What a render listens to on its tab while it has it. */
 export interface TabListener {
@@ -110,6 +114,10 @@ export interface TabPoolOptions {
   onCrash(): void;
   /** Called for each popup a page opened, closed before it fetched anything. */
   onPopup?(): void;
+  /** Bytes Chromium's processes may use together before fewer tabs render at once (undefined: no budget). */
+  memoryBudget?: number;
+  /** Milliseconds between two measures of Chromium's memory under a budget (default {@link MEMORY_CHECK_MS}). */
+  memoryCheckMs?: number;
 }
 
 interface Waiter {
@@ -147,9 +155,18 @@ export class TabPool {
   #closed = false;
   /** Pages rendered since Chromium was last told memory is short. */
   #sincePressure = 0;
+  readonly #budget: TabBudget | undefined;
+  #lastMeasure = 0;
+  #measuring = false;
 
   constructor(options: TabPoolOptions) {
     this.#options = options;
+    if (options.memoryBudget !== undefined) this.#budget = new TabBudget(options.tabs, options.memoryBudget);
+  }
+
+  /** Tabs that may render at once now: `tabs`, or fewer while Chromium is over its memory budget. */
+  get tabsAllowed(): number {
+    return this.#budget?.allowed ?? this.#options.tabs;
   }
 
   /** The pid of the running Chromium, if one is running (for tests and the log). */
@@ -203,6 +220,7 @@ export class TabPool {
           await tab.session.send("Memory.simulatePressureNotification", { level: "critical" }).catch(() => {});
         }
         this.#idle.push(tab);
+        this.#checkMemory();
         // The next page replaces this one at once; only a tab left idle is sent to about:blank, so nothing of the
         // page it showed keeps running (timers, sockets) while it waits.
         tab.idleTimer = setTimeout(() => this.#blank(tab), IDLE_BLANK_MS);
@@ -227,7 +245,7 @@ export class TabPool {
 
   async #slot(signal?: AbortSignal): Promise<void> {
     if (this.#closed) throw new Error("the browser is closed");
-    if (this.#inUse < this.#options.tabs) {
+    if (this.#inUse < this.tabsAllowed) {
       this.#inUse++;
       return;
     }
@@ -250,9 +268,46 @@ export class TabPool {
   }
 
   #free(): void {
-    const next = this.#waiters.shift();
-    if (next) next.resolve(); // the slot passes straight to the next in line
+    // The slot passes straight to the next in line, unless a budget took it away meanwhile.
+    const next = this.#inUse <= this.tabsAllowed ? this.#waiters.shift() : undefined;
+    if (next) next.resolve();
     else this.#inUse--;
+  }
+
+  /**
+   * Under a memory budget, now and then: measures Chromium's processes and lowers or raises the tabs allowed. A tab
+   * fewer closes an idle tab, which is what gives its memory back; a tab more lets the next waiting page in.
+   */
+  #checkMemory(): void {
+    const budget = this.#budget;
+    if (budget === undefined || this.#measuring) return;
+    if (Date.now() - this.#lastMeasure < (this.#options.memoryCheckMs ?? MEMORY_CHECK_MS)) return;
+    this.#measuring = true;
+    this.#lastMeasure = Date.now();
+    (async () => {
+      const pid = await this.pid();
+      const bytes = pid === undefined ? undefined : await treeMemory(pid);
+      if (bytes === undefined) {
+        if (pid !== undefined) this.#options.log.warning("browser_memory needs /proc to measure Chromium: no budget");
+        if (pid !== undefined) this.#lastMeasure = Infinity;
+        return;
+      }
+      const change = budget.measured(bytes);
+      if (change === 0) return;
+      const mb = Math.round(bytes / 2 ** 20);
+      const limit = Math.round(this.#options.memoryBudget! / 2 ** 20);
+      this.#options.log.info(
+        `Chromium uses ${mb} MB (browser_memory ${limit} MB): rendering ${budget.allowed} pages at once`,
+      );
+      if (change < 0 && this.#open > budget.allowed && this.#idle.length > 0) await this.#discard(this.#idle.shift()!);
+      if (change > 0 && this.#inUse < budget.allowed) {
+        const next = this.#waiters.shift();
+        if (next) {
+          this.#inUse++;
+          next.resolve();
+        }
+      }
+    })().catch(() => {}).finally(() => this.#measuring = false);
   }
 
   #browser(): Promise<Chromium> {

@@ -122,6 +122,11 @@ class Traffic implements TabListener {
         );
         session.send("Fetch.failRequest", { requestId: event.requestId, errorReason: "Failed" }).catch(() => {});
       });
+    } else if (event.resourceType === "Document") {
+      // A frame's document: Chromium fetches it, but only where the crawl may go (robots.txt, allowed domains).
+      this.#frameDocument(event).catch(() => {
+        session.send("Fetch.failRequest", { requestId: event.requestId, errorReason: "Failed" }).catch(() => {});
+      });
     } else if (this.#deps.blockTypes.has(event.resourceType)) {
       this.#deps.count("browser.blocked");
       // Refused: finished as far as waiting for the network goes, whether or not Chromium reports its failure.
@@ -129,6 +134,18 @@ class Traffic implements TabListener {
       session.send("Fetch.failRequest", { requestId: event.requestId, errorReason: "BlockedByClient" })
         .catch(() => {});
     } else session.send("Fetch.continueRequest", { requestId: event.requestId }).catch(() => {});
+  }
+
+  async #frameDocument(event: Protocol.Fetch.RequestPausedEvent): Promise<void> {
+    const session = this.#tab.session;
+    const refusal = await this.#deps.checkNavigation(new URL(event.request.url));
+    if (refusal === undefined) {
+      await session.send("Fetch.continueRequest", { requestId: event.requestId });
+      return;
+    }
+    this.#deps.count("browser.frames_refused");
+    if (event.networkId) this.#finished(event.networkId, true);
+    await session.send("Fetch.failRequest", { requestId: event.requestId, errorReason: "BlockedByClient" });
   }
 
   onAuthRequired(event: Protocol.Fetch.AuthRequiredEvent): void {

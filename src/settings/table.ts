@@ -379,6 +379,14 @@ export const TABLE = {
     check: atLeast(1),
     doc: "Browser tabs open at once for rendering",
   }),
+  browserMemory: setting<number | null>({
+    cli: "browser_memory",
+    type: "int",
+    nullable: true,
+    default: null,
+    check: atLeast(100),
+    doc: "Megabytes Chromium's processes may use together before fewer tabs render at once (null: no budget)",
+  }),
   browserUploadDir: setting<string | null>({
     cli: "browser_upload_dir",
     type: "string",

@@ -107,6 +107,27 @@ Deno.test("popups are closed before they fetch anything: robots.txt and allowed_
   }
 });
 
+Deno.test("a frame's document is fetched only where the crawl may go: robots.txt and allowed_domains hold", async () => {
+  const site = await startTrapSite();
+  const elsewhere = await startTrapSite();
+  try {
+    const frames = new URL("frames", site.url);
+    frames.searchParams.set("offsite", `http://localhost:${new URL(elsewhere.url).port}/quiet`);
+    const spider = new InTurn([{ url: frames.href, steps: [{ wait_for: 0.5 }] }]);
+    spider.allowedDomains = ["127.0.0.1"];
+    const { stats } = await crawl(spider, { ...ONE_TAB, retries: 0 });
+    assert.deepEqual(spider.failures, []);
+    assert.equal(spider.pages.length, 1);
+    assert.equal(site.hits("/private/framed"), 0, "robots.txt forbids it");
+    assert.equal(elsewhere.requests.length, 0, "another domain is not fetched");
+    assert.equal(site.hits("/quiet"), 1, "a frame where the crawl may go loads");
+    assert.equal(stats["browser.frames_refused"], 2, JSON.stringify(stats));
+  } finally {
+    await site.close();
+    await elsewhere.close();
+  }
+});
+
 Deno.test("no popup is left open: only the pool's tab stays", async () => {
   const site = await startTrapSite();
   const pool = openTestPool(1);

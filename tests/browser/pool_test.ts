@@ -13,6 +13,7 @@ import { Spider } from "../../src/spider/spider.ts";
 import { startJsSite } from "../helpers/js_site.ts";
 import { openTestPool } from "../helpers/tab_pool.ts";
 import { sendSignal } from "../helpers/signal.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
 const deps: RenderDeps = {
   spider: new (class extends Spider {
@@ -163,7 +164,9 @@ Deno.test("the tab Chromium starts with is closed: only the pool's tabs are open
 
 Deno.test("a hung Chromium's failure says it did not answer, in Netweir's words, not puppeteer's options", async () => {
   const site = await startJsSite();
-  const pool = openTestPool(1, { protocolTimeoutMs: 1500 });
+  // Long enough for any call of a working browser on a loaded machine (load 26 on two cores took a start past 5 s),
+  // and under the render's own 20 s, which would otherwise end it first.
+  const pool = openTestPool(1, { protocolTimeoutMs: 10_000 });
   let pid: number | undefined;
   try {
     const signal = new AbortController().signal;
@@ -177,6 +180,29 @@ Deno.test("a hung Chromium's failure says it did not answer, in Netweir's words,
     });
   } finally {
     if (pid !== undefined) await sendSignal(pid, "SIGCONT");
+    await pool.close();
+    await site.close();
+  }
+});
+
+Deno.test("over its memory budget the pool lowers the tabs that render at once to one, and closes the idle ones", async () => {
+  const site = await startJsSite({ products: 60, perPage: 10 });
+  // A budget no Chromium fits in: every measure takes a tab away, down to one.
+  const pool = openTestPool(3, { memoryBudget: 1, memoryCheckMs: 0 });
+  try {
+    const signal = new AbortController().signal;
+    assert.equal(pool.tabsAllowed, 3);
+    await Promise.all([1, 2, 3].map((page) => render(pool, `${site.url}list/${page}`, signal)));
+    await waitUntil("the tabs to come down to one", async () => {
+      // Each page given back measures again (memoryCheckMs 0), once the measure before has finished.
+      await render(pool, `${site.url}product/1`, signal, []);
+      return pool.tabsAllowed === 1;
+    });
+    const { tab } = await render(pool, `${site.url}product/2`, signal, []);
+    await waitUntil("the idle tabs to close", async () => (await tab.page.browser().pages()).length === 1);
+    const rendered = await Promise.all([4, 5].map((page) => render(pool, `${site.url}list/${page}`, signal)));
+    assert.equal(rendered[0].tab, rendered[1].tab, "one tab renders them one after the other");
+  } finally {
     await pool.close();
     await site.close();
   }

@@ -5,7 +5,12 @@ import { createLogger } from "../../src/log.ts";
 
 export function openTestPool(
   tabs: number,
-  options: Partial<Pick<TabPoolOptions, "executable" | "tabUses" | "pressureEvery" | "protocolTimeoutMs">> = {},
+  options: Partial<
+    Pick<
+      TabPoolOptions,
+      "executable" | "tabUses" | "pressureEvery" | "protocolTimeoutMs" | "memoryBudget" | "memoryCheckMs"
+    >
+  > = {},
 ): TabPool {
   return new TabPool({
     executable: options.executable ?? findBrowser(null),
@@ -17,6 +22,8 @@ export function openTestPool(
     userAgent: null,
     extraHeaders: {},
     protocolTimeoutMs: options.protocolTimeoutMs ?? 30_000,
+    memoryBudget: options.memoryBudget,
+    memoryCheckMs: options.memoryCheckMs,
     onCrash: () => {},
   });
 }
