@@ -107,7 +107,7 @@ export class RedisConnection {
     quietUnneededPassword(redis, () => warn(`${connection.#label} needs no password; the one given is not used`));
     keepStreamErrorsHandled(redis);
     try {
-      await (target.sentinel ? connectWithin(redis, timeoutMs, () => lastError) : redis.connect());
+      await (target.sentinel ? connectWithin(redis, target.sentinel, connection.#label, timeoutMs) : redis.connect());
       await connection.#checkServer();
       await connection.#checkDatabase(target.db);
     } catch (error) {
@@ -287,13 +287,14 @@ export function isLoading(error: unknown): boolean {
 /** One line for an error from the client, in words a user reads (not ioredis's option names). */
 export function describe(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
+  // ioredis going round the Sentinels of a redis+sentinel:// URL; its last error is most often its own "Connection
+  // is closed" for a Sentinel that refused, which says nothing more.
+  if (/^All sentinels are unreachable\b/.test(message)) return "no Sentinel answered";
   // ioredis's words for a command it dropped because the connection was down (its maxRetriesPerRequest option).
   if (/Stream isn't writeable|Connection is closed|max retries per request|maxRetriesPerRequest/i.test(message)) {
     return "not connected to Redis";
   }
   if (/^Command timed out/i.test(message)) return "Redis did not answer in time";
-  const sentinels = /^All sentinels are unreachable\b.*?(?:Last error: (.*))?$/s.exec(message);
-  if (sentinels) return `no Sentinel answered${sentinels[1] ? ` (${maskSecrets(sentinels[1].split("\n")[0])})` : ""}`;
   if (/^LOADING\b/.test(message)) return "Redis is loading its data";
   if (/Protocol error/i.test(message)) return "the server did not answer as a Redis server does";
   return maskSecrets(message.split("\n")[0]);

@@ -3,6 +3,7 @@
  * redis_client.ts makes it: the same timeouts, the same reconnects, the same server check on the master found.
  */
 import type { Redis } from "ioredis";
+import { QueueError } from "../errors.ts";
 import type { SentinelTarget } from "../settings/redis_url.ts";
 
 /** Options for ioredis's constructor in place of `host` and `port`. */
@@ -31,20 +32,54 @@ export function sentinelOptions(sentinel: SentinelTarget, timeoutMs: number): Re
 
 /**
  * Connects within `timeoutMs`: with Sentinels ioredis keeps asking them until one names a master that answers, so
- * a queue whose Sentinels are all down (or name a master that is down) would never fail to open. At the deadline
- * the attempt is dropped and the caller sees why the last try failed.
+ * opening a queue whose master is down would never fail. Two cases end the attempt at once, as a refused connection
+ * to a single server does: a whole pass over the Sentinels in which none named a master (all down, say: the caller's
+ * rules decide whether to try again), and Sentinels that know no master of that name (a mistake in the URL or in
+ * their configuration: a QueueError saying so, which is not tried again). Otherwise, at the deadline, the caller sees
+ * why the last try failed.
  */
-export async function connectWithin(redis: Redis, timeoutMs: number, lastError: () => unknown): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      redis.disconnect();
-      reject(lastError() ?? new Error(`no Sentinel named a master that answered within ${timeoutMs / 1000} s`));
-    }, timeoutMs);
-  });
+export async function connectWithin(
+  redis: Redis,
+  sentinel: SentinelTarget,
+  label: string,
+  timeoutMs: number,
+): Promise<void> {
+  // ioredis reports what each Sentinel answered only as sentinelError events, and the end of a pass in which none
+  // named a master as an error event ("All sentinels are unreachable"). A Sentinel that knows no such master answers
+  // an error in Redis 7, null in older ones.
+  let unknownService = false;
+  let masterFailed: unknown;
+  const onSentinelError = (error: Error) => {
+    if (/No such master with that name|invalid reply: null\b/i.test(error?.message ?? "")) unknownService = true;
+  };
+  let fail: (error: unknown) => void = () => {};
+  const failed = new Promise<never>((_, reject) => fail = reject);
+  const onError = (error: Error) => {
+    if (!/^All sentinels are unreachable\b/.test(error?.message ?? "")) {
+      masterFailed = error;
+      return;
+    }
+    fail(
+      unknownService
+        ? new QueueError(`no Sentinel of ${label} knows a master named ${JSON.stringify(sentinel.service)}`)
+        : error,
+    );
+  };
+  redis.on("sentinelError", onSentinelError);
+  redis.on("error", onError);
+  const timer = setTimeout(
+    () => fail(masterFailed ?? new Error(`no Sentinel named a master that answered within ${timeoutMs / 1000} s`)),
+    timeoutMs,
+  );
   try {
-    await Promise.race([redis.connect(), deadline]);
+    await Promise.race([redis.connect(), failed]);
+  } catch (error) {
+    // Stops ioredis going round again; the caller closes the client too.
+    redis.disconnect();
+    throw error;
   } finally {
     clearTimeout(timer);
+    redis.off("sentinelError", onSentinelError);
+    redis.off("error", onError);
   }
 }
