@@ -21,7 +21,7 @@ export function sentinelOptions(sentinel: SentinelTarget, timeoutMs: number): Re
     // Opening the queue has its own deadline instead (connectWithin), and after that the queue's lease-bounded rules
     // decide when to give up, as with one server.
     sentinelRetryStrategy: (attempt: number) => Math.min(attempt * 100, 1000),
-    // Sentinel answers with the addresses the servers announce; they are used as given (no NAT mapping).
+    // Plain TCP to the Sentinels and to the master they name: there is no TLS form of the Sentinel URL (yet).
     enableTLSForSentinelMode: false,
     // A master that was demoted while the connection stayed open (the old master back as a replica, or a network
     // split) answers writes with READONLY: the connection is dropped and made again, asking the Sentinels where the
