@@ -17,7 +17,7 @@ const LEVELS = ["debug", "info", "warning", "error"] as const;
 export type LogLevel = typeof LEVELS[number];
 
 /** Query parameters whose value is a credential: `?pass=`, `&token=` and the like. */
-const SECRET_PARAM_NAMES = "pass|password|passwd|pwd|auth|token|access_token|secret|api_?key";
+const SECRET_PARAM_NAMES = "pass|password|sentinel_password|passwd|pwd|auth|token|access_token|secret|api_?key";
 
 /** Whether a query parameter's name says its value is a credential (maskUrl). */
 const SECRET_PARAM_NAME = new RegExp(`^(?:${SECRET_PARAM_NAMES})$`, "i");

@@ -1,6 +1,7 @@
 /**
  * One connection to the queue's Redis server, with Netweir's scripts defined on it. Opening it checks the server:
- * Redis 6.2 or later (Valkey reports a Redis version too), a single server, not Cluster or Sentinel. No answer is
+ * Redis 6.2 or later (Valkey reports a Redis version too), a single server or the master a Sentinel names (never a
+ * Sentinel itself, nor a Cluster node). No answer is
  * awaited longer than `timeoutMs`, connecting included, so a server that hangs is found out as fast as one that
  * is gone.
  */
@@ -10,6 +11,7 @@ import { QueueError } from "../errors.ts";
 import { maskSecrets } from "../log.ts";
 import { maskQueueUrl, type RedisTarget } from "../settings/redis_url.ts";
 import { type ScriptName, SCRIPTS } from "./redis_scripts.ts";
+import { connectWithin, sentinelOptions } from "./sentinel.ts";
 
 /** A script argument: text, a number, or raw bytes (fingerprints). */
 export type ScriptArg = string | number | Uint8Array;
@@ -81,8 +83,7 @@ export class RedisConnection {
     const tls = target.tls ? await tlsOptions(target, maskQueueUrl(url)) : undefined;
     const redis = new Redis({
       ...(tls ? { tls } : {}),
-      host: target.host,
-      port: target.port,
+      ...(target.sentinel ? sentinelOptions(target.sentinel, timeoutMs) : { host: target.host, port: target.port }),
       path: target.path,
       db: target.db,
       username: target.username,
@@ -106,7 +107,7 @@ export class RedisConnection {
     quietUnneededPassword(redis, () => warn(`${connection.#label} needs no password; the one given is not used`));
     keepStreamErrorsHandled(redis);
     try {
-      await redis.connect();
+      await (target.sentinel ? connectWithin(redis, target.sentinel, connection.#label, timeoutMs) : redis.connect());
       await connection.#checkServer();
       await connection.#checkDatabase(target.db);
     } catch (error) {
@@ -286,6 +287,9 @@ export function isLoading(error: unknown): boolean {
 /** One line for an error from the client, in words a user reads (not ioredis's option names). */
 export function describe(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
+  // ioredis going round the Sentinels of a redis+sentinel:// URL; its last error is most often its own "Connection
+  // is closed" for a Sentinel that refused, which says nothing more.
+  if (/^All sentinels are unreachable\b/.test(message)) return "no Sentinel answered";
   // ioredis's words for a command it dropped because the connection was down (its maxRetriesPerRequest option).
   if (/Stream isn't writeable|Connection is closed|max retries per request|maxRetriesPerRequest/i.test(message)) {
     return "not connected to Redis";

@@ -1,11 +1,15 @@
 /**
  * Queue URLs: `redis://[:password@]host:port/db`, `rediss://` for the same over TLS (with `ca`, `cert` and `key`
- * parameters naming PEM files for a private CA or a client certificate), and `redis+unix:///path?db=N&pass=...`.
+ * parameters naming PEM files for a private CA or a client certificate), `redis+unix:///path?db=N&pass=...`, and
+ * `redis+sentinel://host:port[,host:port...]/service/db` (sentinel_url.ts).
  * Anything else is refused with a message saying why (a TypeError: a bad value, exit status 2), and passwords never
  * appear in one. It sits with the settings, below the queue, because both use it: the settings check a `queue` URL
  * at the start of a crawl, and the queue connects to it.
  */
 import { maskUrl } from "../log.ts";
+import { parseSentinelUrl, type SentinelTarget } from "./sentinel_url.ts";
+
+export type { SentinelTarget } from "./sentinel_url.ts";
 
 /** Where a Redis server is and how to log in. */
 export interface RedisTarget {
@@ -18,6 +22,8 @@ export interface RedisTarget {
   password?: string;
   /** For rediss:// URLs: TLS, the server's certificate checked (hostname included) against these CAs or the system's. */
   tls?: TlsFiles;
+  /** For redis+sentinel:// URLs: the Sentinels that say where the master is (host and port are then unset). */
+  sentinel?: SentinelTarget;
 }
 
 /** PEM files for a TLS connection, as a rediss:// URL's parameters name them. */
@@ -41,7 +47,7 @@ export function maskQueueUrl(url: string): string {
       const colon = login.indexOf(":");
       return `${scheme}${colon < 0 ? "***" : `${login.slice(0, colon)}:***`}@`;
     })
-    .replace(/([?&](?:pass|password)=)[^&#]*/gi, "$1***");
+    .replace(/([?&](?:sentinel_)?(?:pass|password)=)[^&#]*/gi, "$1***");
 }
 
 function refuse(url: string, why: string): never {
@@ -71,6 +77,8 @@ function parseDb(url: string, text: string | null): number {
 
 /** Parses a queue URL; `windows` refuses unix sockets (there are none there). */
 export function parseRedisUrl(url: string, options: { windows?: boolean } = {}): RedisTarget {
+  // Before URL parses it: a list of hosts is not a URL's host.
+  if (/^redis\+sentinel:\/\//i.test(url)) return parseSentinelUrl(url, { refuse, parseDb, decodePart });
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -107,9 +115,10 @@ export function parseRedisUrl(url: string, options: { windows?: boolean } = {}):
     }
     case "redis-sentinel:":
     case "sentinel:":
-      return refuse(url, "Redis Sentinel is not supported; give one server, or a proxy in front of one");
+      return refuse(url, "a Sentinel URL is written redis+sentinel://host:port[,host:port...]/service/db");
     case "redis-cluster:":
-      return refuse(url, "Redis Cluster is not supported; give one server, or a proxy in front of one");
+    case "redis+cluster:":
+      return refuse(url, "Redis Cluster is not supported; give one server, Sentinel, or a proxy in front of one");
     default:
       return refuse(url, `${parsed.protocol}// is not a Redis URL; expected redis://host:port/db`);
   }

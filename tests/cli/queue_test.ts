@@ -13,7 +13,8 @@ import { encodeRequest } from "../../src/queue/codec.ts";
 import { Queue } from "../../src/queue/queue.ts";
 import { runtime } from "../../src/runtime/mod.ts";
 import { Request } from "../../src/spider/request.ts";
-import { CLI_PATH, runCli, type RunResult, startCli } from "../helpers/cli.ts";
+import { CLI_PATH, runCli, startCli } from "../helpers/cli.ts";
+import { assertFailed, assertPrinted } from "./_queue_asserts.ts";
 import { startFixtureSite } from "../helpers/fixture_site.ts";
 import { freePort } from "../helpers/free_port.ts";
 import { type RedisServer, startRedis } from "../helpers/redis.ts";
@@ -31,21 +32,6 @@ async function withRedis(body: (redis: RedisServer) => Promise<void>): Promise<v
   } finally {
     await redis.stop();
   }
-}
-
-/** Asserts a command succeeded, printing `stdout` and nothing on standard error. */
-function assertPrinted(result: RunResult, stdout: string): void {
-  assert.equal(result.stderr, "", result.stderr);
-  assert.equal(result.code, 0);
-  assert.equal(result.stdout, stdout);
-}
-
-/** Asserts a command failed with `code` and one line on standard error matching `message`, nothing else. */
-function assertFailed(result: RunResult, code: number, message: RegExp): void {
-  assert.equal(result.code, code, `exit ${result.code}: ${result.stderr}`);
-  assert.equal(result.stdout, "");
-  assert.match(result.stderr, /^netweir: [^\n]+\n$/, result.stderr);
-  assert.match(result.stderr, message);
 }
 
 Deno.test("queue push puts URLs from its arguments into the crawl's queue, leaving out those already seen", async () => {

@@ -57,7 +57,7 @@ Deno.test("URLs that are not a single plain Redis are refused with a TypeError t
     ["http://127.0.0.1:6379/0", /http:\/\/ is not a Redis URL/],
     ["rediss://:pw@127.0.0.1:6379/0?cert=/c.pem", /a client certificate needs both cert= and key=/],
     ["rediss://:pw@127.0.0.1:6379/0?ca=", /the ca parameter names no file/],
-    ["redis-sentinel://127.0.0.1:26379", /Sentinel is not supported/],
+    ["redis-sentinel://127.0.0.1:26379", /a Sentinel URL is written redis\+sentinel:\/\//],
     ["redis-cluster://127.0.0.1:7000", /Cluster is not supported/],
     ["redis://:pw@127.0.0.1:6379/zero", /the database must be a number/],
     ["not a url", /not a URL/],
