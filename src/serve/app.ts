@@ -23,6 +23,8 @@ import { PAGE_CSP } from "./html.ts";
 import { parseListQuery, renderStatusPage } from "./status_page.ts";
 import { renderJobPage } from "./job_page.ts";
 import { lastLines, readTail } from "./file_tail.ts";
+import { addScheduleEndpoints } from "./schedule_routes.ts";
+import type { Scheduler } from "./scheduler.ts";
 import {
   type CancelSignal,
   JobExistsError,
@@ -44,6 +46,8 @@ export interface AppOptions {
   auth?: BasicAuth;
   /** Where scheduled and cancelled jobs and internal errors are logged. */
   log?: Logger;
+  /** Periodic schedules (addschedule.json and the rest); without it those endpoints are not there. */
+  schedules?: Scheduler;
 }
 
 /** How much of a job's log its page shows (the end of it), and how many of its last items. */
@@ -235,6 +239,8 @@ export function createApp(options: AppOptions): Hono {
     return { job: job.id, project: job.project, spider: job.spider, state: job.state, outcome: job.outcome, stats };
   });
 
+  if (options.schedules) addScheduleEndpoints(endpoint, options.schedules, { registry, paths }, projectNamed);
+
   endpoint("delproject.json", "POST", (params) => {
     const { name } = project(params);
     throw new ScheduleError(
@@ -303,7 +309,17 @@ export function createApp(options: AppOptions): Hono {
       }),
     );
     const query = parseListQuery(new URL(c.req.url).searchParams);
-    return page(c, renderStatusPage({ nodeName, projects: registry.names(), jobs: all, stats, query }));
+    return page(
+      c,
+      renderStatusPage({
+        nodeName,
+        projects: registry.names(),
+        jobs: all,
+        stats,
+        query,
+        schedules: options.schedules?.list(),
+      }),
+    );
   });
 
   app.get("/job/:project/:job", async (c) => {

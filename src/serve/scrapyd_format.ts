@@ -41,6 +41,8 @@ export function listedJob(job: JobRecord): Record<string, unknown> {
     items_url: itemsUrl(job),
     outcome: job.outcome,
   };
+  // The periodic schedule that fired it (addschedule.json); absent for a job scheduled by hand.
+  if (job.schedule !== null) entry.schedule = job.schedule;
   if (job.state === "pending") {
     // scrapyd shows a waiting job's settings and arguments; a running or finished one's are in its log.
     entry.priority = job.priority;
