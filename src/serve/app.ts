@@ -24,6 +24,8 @@ import { parseListQuery, renderStatusPage } from "./status_page.ts";
 import { renderJobPage } from "./job_page.ts";
 import { lastLines, readTail } from "./file_tail.ts";
 import { addScheduleEndpoints } from "./schedule_routes.ts";
+import { METRICS_CONTENT_TYPE, renderMetrics } from "./metrics.ts";
+import { runtime } from "../runtime/mod.ts";
 import type { Scheduler } from "./scheduler.ts";
 import {
   type CancelSignal,
@@ -300,14 +302,33 @@ export function createApp(options: AppOptions): Hono {
     app.get(`${base}/:project/:spider/`, (c) => listing(c, [c.req.param("project"), c.req.param("spider")]));
   }
 
-  app.get("/", async (c) => {
-    const all = jobs.list();
+  /** The stats of the running jobs among `all`, by id. */
+  const runningStats = async (all: readonly JobRecord[]) => {
     const stats = new Map<string, Record<string, unknown> | null>();
     await Promise.all(
       all.filter((job) => job.state === "running").map(async (job) => {
         stats.set(job.id, await readJobStats(paths.statsFile(job)));
       }),
     );
+    return stats;
+  };
+
+  // Prometheus' text format, behind the same login and refusals as everything else.
+  app.get("/metrics", async (c) => {
+    const all = jobs.list();
+    const text = renderMetrics({
+      jobs: all,
+      stats: await runningStats(all),
+      schedules: options.schedules?.list() ?? [],
+      jobById: (id) => jobs.get(id),
+      memoryRss: runtime.memoryRss(),
+    });
+    return c.body(text, 200, { "Content-Type": METRICS_CONTENT_TYPE, "Cache-Control": "no-store" });
+  });
+
+  app.get("/", async (c) => {
+    const all = jobs.list();
+    const stats = await runningStats(all);
     const query = parseListQuery(new URL(c.req.url).searchParams);
     return page(
       c,
