@@ -15,7 +15,7 @@ import { renderJobsPage } from "./jobs_page.ts";
 import { renderListing } from "./listing.ts";
 import { isServeName } from "./names.ts";
 import { checkSchedule, isRefusal, optionalName, requiredName, ScheduleError } from "./schedule.ts";
-import { listedJobs } from "./scrapyd_format.ts";
+import { listedJobs, scrapydForgets } from "./scrapyd_format.ts";
 import { maskStrings } from "./secrets.ts";
 import { type BasicAuth, security } from "./security.ts";
 import { readJobStats } from "./stats.ts";
@@ -147,7 +147,11 @@ export function createApp(options: AppOptions): Hono {
     app.all(`/${name}`, async (c) => {
       const allowed = method === "GET" ? ["GET", "HEAD"] : method === "POST" ? ["POST"] : undefined;
       const allow = [...(allowed ?? ["GET", "HEAD", "POST"]), "OPTIONS"].join(", ");
-      if (c.req.method === "OPTIONS") return new Response(null, { status: 204, headers: { Allow: allow } });
+      if (c.req.method === "OPTIONS") {
+        // In scrapyd's words and order (OPTIONS, HEAD, then GET and/or POST), which its own tests compare as text.
+        const scrapydAllow = ["OPTIONS", "HEAD", ...(method === "ANY" ? ["GET", "POST"] : [method])].join(", ");
+        return new Response(null, { status: 204, headers: { Allow: scrapydAllow } });
+      }
       if (allowed && !allowed.includes(c.req.method)) {
         return error(c, `${name} takes ${method} requests, not ${c.req.method}`, 405, { Allow: allow });
       }
@@ -171,7 +175,7 @@ export function createApp(options: AppOptions): Hono {
 
   endpoint("daemonstatus.json", "GET", () => {
     const counts = { pending: 0, running: 0, finished: 0 };
-    for (const job of jobs.list()) counts[job.state]++;
+    for (const job of jobs.list()) if (!scrapydForgets(job)) counts[job.state]++;
     return counts;
   });
 
@@ -229,8 +233,12 @@ export function createApp(options: AppOptions): Hono {
     return job && (given === undefined || given.toLowerCase() === job.project.toLowerCase()) ? job : undefined;
   };
 
-  // scrapyd 1.5's status.json: where a job is; "unknown" for one this service has never had or has forgotten.
-  endpoint("status.json", "GET", (params) => ({ currstate: jobOf(params)?.state ?? "unknown" }));
+  // scrapyd 1.6's status.json: where a job is; null for one this service has never had or has forgotten, and for one
+  // cancelled while it waited (scrapyd forgets those at once).
+  endpoint("status.json", "GET", (params) => {
+    const job = jobOf(params);
+    return { currstate: job === undefined || scrapydForgets(job) ? null : job.state };
+  });
 
   endpoint("jobstats.json", "GET", async (params) => {
     const job = jobOf(params);
