@@ -24,6 +24,7 @@ import { parseListQuery, renderStatusPage } from "./status_page.ts";
 import { renderJobPage } from "./job_page.ts";
 import { lastLines, readTail } from "./file_tail.ts";
 import { addScheduleEndpoints } from "./schedule_routes.ts";
+import { withForwardedPrefix } from "./forwarded_prefix.ts";
 import { METRICS_CONTENT_TYPE, renderMetrics } from "./metrics.ts";
 import { runtime } from "../runtime/mod.ts";
 import type { Scheduler } from "./scheduler.ts";
@@ -149,7 +150,8 @@ export function createApp(options: AppOptions): Hono {
       const allow = [...(allowed ?? ["GET", "HEAD", "POST"]), "OPTIONS"].join(", ");
       if (c.req.method === "OPTIONS") {
         // In scrapyd's words and order (OPTIONS, HEAD, then GET and/or POST), which its own tests compare as text.
-        const scrapydAllow = ["OPTIONS", "HEAD", ...(method === "ANY" ? ["GET", "POST"] : [method])].join(", ");
+        // The ANY endpoints (addversion.json, delversion.json) are POST endpoints in scrapyd, and say so here.
+        const scrapydAllow = ["OPTIONS", "HEAD", method === "ANY" ? "POST" : method].join(", ");
         return new Response(null, { status: 204, headers: { Allow: scrapydAllow } });
       }
       if (allowed && !allowed.includes(c.req.method)) {
@@ -292,9 +294,15 @@ export function createApp(options: AppOptions): Hono {
     return withNodeName(items, nodeName);
   });
 
-  /** An HTML page with the service's CSP: no script, nothing loaded from elsewhere, no form sent. */
+  /**
+   * An HTML page with the service's CSP: no script, nothing loaded from elsewhere, no form sent. Its links carry the
+   * X-Forwarded-Prefix of a proxy that serves it at a sub-path, as scrapyd's pages do (forwarded_prefix.ts).
+   */
   const page = (c: Context, html: string) =>
-    c.html(html, 200, { "Content-Security-Policy": PAGE_CSP, "Cache-Control": "no-store" });
+    c.html(withForwardedPrefix(html, c.req.header("x-forwarded-prefix")), 200, {
+      "Content-Security-Policy": PAGE_CSP,
+      "Cache-Control": "no-store",
+    });
 
   app.get("/jobs", (c) => page(c, renderJobsPage(jobs.list())));
 

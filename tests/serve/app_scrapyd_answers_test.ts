@@ -50,6 +50,9 @@ Deno.test("OPTIONS on an endpoint answers 204 with its methods in Allow as scrap
     assert.equal(post.status, 204);
     assert.equal(post.headers.get("allow"), "OPTIONS, HEAD, POST");
     assert.equal((await options("/status.json")).headers.get("allow"), "OPTIONS, HEAD, GET");
+    for (const path of ["/addversion.json", "/delversion.json"]) {
+      assert.equal((await options(path)).headers.get("allow"), "OPTIONS, HEAD, POST", `${path}: POST in scrapyd`);
+    }
     // A browser's preflight carries an Origin: it gets no Allow-anything from this service.
     const preflight = await options("/schedule.json", { origin: "http://evil.example" });
     assert.equal(preflight.status, 403);

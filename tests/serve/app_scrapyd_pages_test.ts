@@ -127,3 +127,22 @@ Deno.test("an empty service's /jobs and /logs/ still read as scrapyd's, and / li
     for (const href of ["/jobs", "/logs/", "/items/"]) assert.ok(home.includes(`href="${href}"`), href);
   });
 });
+
+Deno.test("behind a proxy at a sub-path, the pages' links carry X-Forwarded-Prefix; a prefix that is not a plain path is ignored", async () => {
+  await withApp({}, async ({ app, jobs, paths }) => {
+    await fillJobs(jobs, paths);
+    const at = async (path: string, prefix: string) =>
+      await (await app.request(path, { headers: { "X-Forwarded-Prefix": prefix } })).text();
+    const home = await at("/", "/path/to");
+    assert.ok(home.includes('"/path/to/jobs"') && home.includes('"/path/to/logs/"'), "scrapyd's own test");
+    assert.ok(home.includes('href="/path/to/job/shop/done-1"'));
+    assert.doesNotMatch(home, /href="\/(?!path\/to\/)/, "every absolute link prefixed");
+    assert.ok((await at("/jobs", "/path/to/")).includes('href="/path/to/logs/shop/plain/done-1.log"'));
+    assert.ok((await at("/job/shop/done-1", "/crawl")).includes('href="/crawl/"'));
+    for (const hostile of ['/x"><b>', "//evil.example", "/a/../b", "https://evil.example/", "relative"]) {
+      const page = await at("/", hostile);
+      assert.ok(page.includes('href="/jobs"'), `${hostile} ignored`);
+      assert.doesNotMatch(page, /evil|<b>/);
+    }
+  });
+});
