@@ -5,7 +5,8 @@
 import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import parsePrometheus from "parse-prometheus-text-format";
+// A test-only library, so not in deno.json's imports (each of those becomes a dependency of the npm package).
+import parsePrometheus from "npm:parse-prometheus-text-format@1.1.1";
 import { renderMetrics } from "../../src/serve/metrics.ts";
 import { startFixtureSite } from "../helpers/fixture_site.ts";
 import { poll, type ServeProcess, startServe, stopQuietly } from "./_e2e_service.ts";
