@@ -25,6 +25,7 @@ import { renderJobPage } from "./job_page.ts";
 import { lastLines, readTail } from "./file_tail.ts";
 import { addScheduleEndpoints } from "./schedule_routes.ts";
 import { withForwardedPrefix } from "./forwarded_prefix.ts";
+import { logParserStats } from "./logparser_stats.ts";
 import { METRICS_CONTENT_TYPE, renderMetrics } from "./metrics.ts";
 import { runtime } from "../runtime/mod.ts";
 import type { Scheduler } from "./scheduler.ts";
@@ -280,6 +281,9 @@ export function createApp(options: AppOptions): Hono {
     const sameProject = job?.project.toLowerCase() === c.req.param("project")?.toLowerCase();
     return job && sameProject && job.spider === c.req.param("spider") ? job : undefined;
   };
+
+  // LogParser's stats.json, which ScrapydWeb reads for its Pages and Items columns (logparser_stats.ts).
+  app.get("/logs/stats.json", async (c) => c.json(maskStrings(await logParserStats(jobs.list(), paths))));
 
   app.get("/logs/:project/:spider/:file", async (c) => {
     const job = jobAt(c, [".log"]);

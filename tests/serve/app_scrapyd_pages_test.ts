@@ -146,3 +146,31 @@ Deno.test("behind a proxy at a sub-path, the pages' links carry X-Forwarded-Pref
     }
   });
 });
+
+Deno.test("/logs/stats.json gives each started job's pages, items and finish reason in LogParser's shape, as ScrapydWeb reads it", async () => {
+  await withApp({}, async ({ app, jobs, paths }) => {
+    await fillJobs(jobs, paths);
+    const done = jobs.get("done-1")!;
+    await writeAt(paths.statsFile(done), JSON.stringify({ pages: 2, items: 20, finish_reason: "finished" }));
+    const response = await app.request("/logs/stats.json");
+    assert.equal(response.status, 200);
+    const stats = await response.json();
+    assert.equal(stats.status, "ok");
+    assert.equal(stats.logparser_version, "0.8.4");
+    const entry = stats.datas.shop.plain["done-1"];
+    assert.deepEqual(
+      [entry.pages, entry.items, entry.finish_reason, entry.runtime, entry.status],
+      [2, 20, "finished", "1:02:03", "ok"],
+    );
+    assert.match(entry.first_log_time, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/, "to the second, as scrapyd prints times");
+    assert.equal(entry.size, `log of done-1\n`.length);
+    // A job without stats yet: null, which ScrapydWeb stores as no number; one that never started has no entry.
+    assert.deepEqual([stats.datas.news.feeds["failed-1"].pages, stats.datas.news.feeds["failed-1"].items], [
+      null,
+      null,
+    ]);
+    assert.equal(stats.datas.shop.books.never, undefined);
+    assert.equal(stats.datas.shop.books["wait-low"], undefined);
+    assert.equal(stats.datas.shop.books["Run-1"].status, "running");
+  });
+});
