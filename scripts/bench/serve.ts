@@ -13,12 +13,14 @@
  *   and answers from what they declared, so these figures are the cost of a request, not of reading files.
  * - then the cost of an edit: one file of the 14 touched before each of EDITS listspiders.json requests, so each
  *   request reads that file again in one child process.
+ * - the status page (`/`) and `/metrics` with the FINISHED jobs and SCHEDULES periodic schedules (written straight
+ *   through ScheduleStore, due next year so none fires): time per request and size of the answer.
  *
  * The scheduled jobs really run, one at a time: their spider (`plain`) starts at http://127.0.0.1:1/, which refuses
  * at once, so each is a `netweir crawl` process that ends as soon as it has started, competing with the requests
  * being timed only as much as one job in a real service would.
  *
- *   deno run -A scripts/bench/serve.ts [REQUESTS=200] [FINISHED=1000]
+ *   deno run -A scripts/bench/serve.ts [REQUESTS=200] [FINISHED=1000] [SCHEDULES=50]
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { utimesSync } from "node:fs";
@@ -30,12 +32,17 @@ import { CLI_PATH } from "../../src/cli/self.ts";
 import { runtime } from "../../src/runtime/mod.ts";
 import { acquireDirLock } from "../../src/serve/dir_lock.ts";
 import { JobStore } from "../../src/serve/job_store.ts";
+import { ScheduleStore } from "../../src/serve/schedule_store.ts";
 import type { JobOutcome } from "../../src/serve/types.ts";
 import { REPO_ROOT } from "../../tests/helpers/cli.ts";
 
 const args = runtime.args();
 const requests = Number(args[0] ?? 200);
 const finishedJobs = Number(args[1] ?? 1000);
+const scheduleCount = Number(args[2] ?? 50);
+if (!Number.isInteger(scheduleCount) || scheduleCount < 0) {
+  throw new RangeError(`SCHEDULES must be >= 0, not ${args[2]}`);
+}
 if (!Number.isInteger(requests) || requests < 1) throw new RangeError(`REQUESTS must be >= 1, not ${args[0]}`);
 if (!Number.isInteger(finishedJobs) || finishedJobs < 0) throw new RangeError(`FINISHED must be >= 0, not ${args[1]}`);
 
@@ -91,6 +98,27 @@ async function fillJobTable(dir: string, count: number): Promise<void> {
       }, at);
       store.markRunning(id, 10_000 + i, at + 100);
       store.markFinished(id, outcomes[i % outcomes.length], at + 900);
+    }
+    const schedules = new ScheduleStore(join(dir, "jobs.db"));
+    try {
+      const nextYear = Date.now() + 365 * 24 * 3600 * 1000;
+      for (let i = 0; i < scheduleCount; i++) {
+        schedules.add(
+          {
+            id: `nightly-${i}`,
+            job: { project: "shop", spider: "plain", file: PLAIN, cwd: SHOP, priority: 0, settings: [], args: [] },
+            cron: `${i % 60} 3 * * *`,
+            timezone: "UTC",
+            missed: "skip",
+            overlap: "skip",
+            origin: "http",
+          },
+          nextYear + i * 60_000,
+          Date.now(),
+        );
+      }
+    } finally {
+      schedules.close();
     }
   } finally {
     store.close();
@@ -165,7 +193,7 @@ async function measure(label: string, count: number, make: (i: number) => [strin
         body.length.toLocaleString("en-US")
       } B)`,
   );
-  if (JSON.parse(body).status !== "ok") throw new Error(`${label}: ${body.slice(0, 300)}`);
+  if (body.startsWith("{") && JSON.parse(body).status !== "ok") throw new Error(`${label}: ${body.slice(0, 300)}`);
   return body;
 }
 
@@ -214,6 +242,9 @@ try {
     });
     const after = await measure("listjobs.json, after scheduling", requests, () => [`${url}listjobs.json`]);
     console.log(`  the table then: ${jobCounts(after)}`);
+    const page = await measure(`status page, ${scheduleCount} schedules`, requests, () => [url]);
+    console.log(`  its rows: ${(page.match(/<tr>/g) ?? []).length} (finished jobs paged by 50)`);
+    await measure(`/metrics, ${scheduleCount} schedules`, requests, () => [`${url}metrics`]);
     console.log(`load average at the end: ${loadAverage()} (other work on the machine shows in every figure)`);
   } finally {
     // Like Ctrl-C: the running job is cancelled, waiting ones stay in jobs.db.

@@ -33,6 +33,11 @@ export function addServeCommand(program: Command, context: CommandContext): void
     .option("--password <password>", "require HTTP basic auth (better: NETWEIR_SERVE_PASSWORD)")
     .option("--insecure-no-auth", "allow --bind beyond this machine without a username and password")
     .option("--cancel-grace <seconds>", "seconds a cancelled job has before it is killed (default 30)")
+    .option(
+      "--schedule <project/spider@cron>",
+      "run a spider periodically, e.g. 'shop/books@0 3 * * *' (repeatable)",
+      collect,
+    )
     .addHelpText("after", SERVE_HELP_AFTER)
     .action(async (flags) => {
       // Before serve.ts loads the job table's node:sqlite: Node would print an experimental-feature warning.

@@ -15,7 +15,7 @@ import { renderJobsPage } from "./jobs_page.ts";
 import { renderListing } from "./listing.ts";
 import { isServeName } from "./names.ts";
 import { checkSchedule, isRefusal, optionalName, requiredName, ScheduleError } from "./schedule.ts";
-import { listedJobs } from "./scrapyd_format.ts";
+import { listedJobs, scrapydForgets } from "./scrapyd_format.ts";
 import { maskStrings } from "./secrets.ts";
 import { type BasicAuth, security } from "./security.ts";
 import { readJobStats } from "./stats.ts";
@@ -23,6 +23,12 @@ import { PAGE_CSP } from "./html.ts";
 import { parseListQuery, renderStatusPage } from "./status_page.ts";
 import { renderJobPage } from "./job_page.ts";
 import { lastLines, readTail } from "./file_tail.ts";
+import { addScheduleEndpoints } from "./schedule_routes.ts";
+import { withForwardedPrefix } from "./forwarded_prefix.ts";
+import { logParserStats } from "./logparser_stats.ts";
+import { METRICS_CONTENT_TYPE, renderMetrics } from "./metrics.ts";
+import { runtime } from "../runtime/mod.ts";
+import type { Scheduler } from "./scheduler.ts";
 import {
   type CancelSignal,
   JobExistsError,
@@ -44,6 +50,8 @@ export interface AppOptions {
   auth?: BasicAuth;
   /** Where scheduled and cancelled jobs and internal errors are logged. */
   log?: Logger;
+  /** Periodic schedules (addschedule.json and the rest); without it those endpoints are not there. */
+  schedules?: Scheduler;
 }
 
 /** How much of a job's log its page shows (the end of it), and how many of its last items. */
@@ -141,7 +149,12 @@ export function createApp(options: AppOptions): Hono {
     app.all(`/${name}`, async (c) => {
       const allowed = method === "GET" ? ["GET", "HEAD"] : method === "POST" ? ["POST"] : undefined;
       const allow = [...(allowed ?? ["GET", "HEAD", "POST"]), "OPTIONS"].join(", ");
-      if (c.req.method === "OPTIONS") return new Response(null, { status: 204, headers: { Allow: allow } });
+      if (c.req.method === "OPTIONS") {
+        // In scrapyd's words and order (OPTIONS, HEAD, then GET and/or POST), which its own tests compare as text.
+        // The ANY endpoints (addversion.json, delversion.json) are POST endpoints in scrapyd, and say so here.
+        const scrapydAllow = ["OPTIONS", "HEAD", method === "ANY" ? "POST" : method].join(", ");
+        return new Response(null, { status: 204, headers: { Allow: scrapydAllow } });
+      }
       if (allowed && !allowed.includes(c.req.method)) {
         return error(c, `${name} takes ${method} requests, not ${c.req.method}`, 405, { Allow: allow });
       }
@@ -165,7 +178,7 @@ export function createApp(options: AppOptions): Hono {
 
   endpoint("daemonstatus.json", "GET", () => {
     const counts = { pending: 0, running: 0, finished: 0 };
-    for (const job of jobs.list()) counts[job.state]++;
+    for (const job of jobs.list()) if (!scrapydForgets(job)) counts[job.state]++;
     return counts;
   });
 
@@ -223,8 +236,12 @@ export function createApp(options: AppOptions): Hono {
     return job && (given === undefined || given.toLowerCase() === job.project.toLowerCase()) ? job : undefined;
   };
 
-  // scrapyd 1.5's status.json: where a job is; "unknown" for one this service has never had or has forgotten.
-  endpoint("status.json", "GET", (params) => ({ currstate: jobOf(params)?.state ?? "unknown" }));
+  // scrapyd 1.6's status.json: where a job is; null for one this service has never had or has forgotten, and for one
+  // cancelled while it waited (scrapyd forgets those at once).
+  endpoint("status.json", "GET", (params) => {
+    const job = jobOf(params);
+    return { currstate: job === undefined || scrapydForgets(job) ? null : job.state };
+  });
 
   endpoint("jobstats.json", "GET", async (params) => {
     const job = jobOf(params);
@@ -234,6 +251,8 @@ export function createApp(options: AppOptions): Hono {
     const stats = read && Object.fromEntries(Object.entries(read).filter(([key]) => key !== "series"));
     return { job: job.id, project: job.project, spider: job.spider, state: job.state, outcome: job.outcome, stats };
   });
+
+  if (options.schedules) addScheduleEndpoints(endpoint, options.schedules, { registry, paths }, projectNamed);
 
   endpoint("delproject.json", "POST", (params) => {
     const { name } = project(params);
@@ -263,6 +282,9 @@ export function createApp(options: AppOptions): Hono {
     return job && sameProject && job.spider === c.req.param("spider") ? job : undefined;
   };
 
+  // LogParser's stats.json, which ScrapydWeb reads for its Pages and Items columns (logparser_stats.ts).
+  app.get("/logs/stats.json", async (c) => c.json(maskStrings(await logParserStats(jobs.list(), paths))));
+
   app.get("/logs/:project/:spider/:file", async (c) => {
     const job = jobAt(c, [".log"]);
     if (!job) return error(c, "no such log", 404);
@@ -276,9 +298,15 @@ export function createApp(options: AppOptions): Hono {
     return withNodeName(items, nodeName);
   });
 
-  /** An HTML page with the service's CSP: no script, nothing loaded from elsewhere, no form sent. */
+  /**
+   * An HTML page with the service's CSP: no script, nothing loaded from elsewhere, no form sent. Its links carry the
+   * X-Forwarded-Prefix of a proxy that serves it at a sub-path, as scrapyd's pages do (forwarded_prefix.ts).
+   */
   const page = (c: Context, html: string) =>
-    c.html(html, 200, { "Content-Security-Policy": PAGE_CSP, "Cache-Control": "no-store" });
+    c.html(withForwardedPrefix(html, c.req.header("x-forwarded-prefix")), 200, {
+      "Content-Security-Policy": PAGE_CSP,
+      "Cache-Control": "no-store",
+    });
 
   app.get("/jobs", (c) => page(c, renderJobsPage(jobs.list())));
 
@@ -294,16 +322,45 @@ export function createApp(options: AppOptions): Hono {
     app.get(`${base}/:project/:spider/`, (c) => listing(c, [c.req.param("project"), c.req.param("spider")]));
   }
 
-  app.get("/", async (c) => {
-    const all = jobs.list();
+  /** The stats of the running jobs among `all`, by id. */
+  const runningStats = async (all: readonly JobRecord[]) => {
     const stats = new Map<string, Record<string, unknown> | null>();
     await Promise.all(
       all.filter((job) => job.state === "running").map(async (job) => {
         stats.set(job.id, await readJobStats(paths.statsFile(job)));
       }),
     );
+    return stats;
+  };
+
+  // Prometheus' text format, behind the same login and refusals as everything else.
+  app.get("/metrics", async (c) => {
+    const all = jobs.list();
+    const text = renderMetrics({
+      jobs: all,
+      stats: await runningStats(all),
+      schedules: options.schedules?.list() ?? [],
+      jobById: (id) => jobs.get(id),
+      memoryRss: runtime.memoryRss(),
+    });
+    return c.body(text, 200, { "Content-Type": METRICS_CONTENT_TYPE, "Cache-Control": "no-store" });
+  });
+
+  app.get("/", async (c) => {
+    const all = jobs.list();
+    const stats = await runningStats(all);
     const query = parseListQuery(new URL(c.req.url).searchParams);
-    return page(c, renderStatusPage({ nodeName, projects: registry.names(), jobs: all, stats, query }));
+    return page(
+      c,
+      renderStatusPage({
+        nodeName,
+        projects: registry.names(),
+        jobs: all,
+        stats,
+        query,
+        schedules: options.schedules?.list(),
+      }),
+    );
   });
 
   app.get("/job/:project/:job", async (c) => {

@@ -177,6 +177,11 @@ export class JobRunner implements JobService {
     return this.#store.get(record.id) ?? record;
   }
 
+  /** Starts waiting jobs while there is room: after a schedule added one to jobs.db itself. */
+  wake(): void {
+    if (this.#started && !this.#stopping) this.#startWaiting();
+  }
+
   cancel(project: string, id: string, signal: CancelSignal = "INT"): JobState | undefined {
     const job = this.#store.get(id);
     if (!job || job.project.toLowerCase() !== project.toLowerCase()) return undefined;

@@ -7,6 +7,8 @@ import type { Logger } from "../spider/types.ts";
 import { acquireDirLock } from "./dir_lock.ts";
 import { type CliCommand, JobRunner } from "./job_runner.ts";
 import { JobStore } from "./job_store.ts";
+import { Scheduler } from "./scheduler.ts";
+import { ScheduleStore } from "./schedule_store.ts";
 import { servePaths } from "./paths.ts";
 import type { JobRecord, ServePaths } from "./types.ts";
 
@@ -22,6 +24,8 @@ export interface OpenJobServiceOptions {
   /** How to run `netweir`: runtime.selfCommand(path of cli.ts). */
   cliCommand: CliCommand;
   log: Logger;
+  /** The clock schedules are due by (Date.now; a test's own). */
+  now?: () => number;
   /**
    * Leaves the runner stopped until `start()`: the service starts jobs only once it listens, so a start that
    * fails (a port in use) touches no job.
@@ -32,6 +36,8 @@ export interface OpenJobServiceOptions {
 /** An open job service: the runner (the HTTP app's JobService), where things are, and how to stop. */
 export interface OpenedJobService {
   runner: JobRunner;
+  /** The periodic schedules; their timer runs from start() to close(). */
+  scheduler: Scheduler;
   paths: ServePaths;
   /** Jobs found running at start-up, now finished with outcome lost (empty with deferStart: start() says). */
   lost: JobRecord[];
@@ -48,9 +54,11 @@ export interface OpenedJobService {
 export async function openJobService(options: OpenJobServiceOptions): Promise<OpenedJobService> {
   const lock = await acquireDirLock(options.dir);
   let store: JobStore | undefined;
+  let scheduleStore: ScheduleStore | undefined;
   try {
     const paths = servePaths(lock.dir);
     store = new JobStore(paths.jobsDb);
+    scheduleStore = new ScheduleStore(paths.jobsDb);
     const runner = new JobRunner({
       store,
       paths,
@@ -60,20 +68,36 @@ export async function openJobService(options: OpenJobServiceOptions): Promise<Op
       cliCommand: options.cliCommand,
       log: options.log,
     });
-    const lost = options.deferStart ? [] : runner.start();
+    const scheduler = new Scheduler({
+      store: scheduleStore,
+      wake: () => runner.wake(),
+      log: options.log,
+      now: options.now,
+    });
+    // Jobs left running are marked lost before a schedule looks at its last job.
+    const start = () => {
+      const lost = runner.start();
+      scheduler.start();
+      return lost;
+    };
+    const lost = options.deferStart ? [] : start();
     const openStore = store;
+    const openSchedules = scheduleStore;
     let closing: Promise<void> | undefined;
     return {
       runner,
+      scheduler,
       paths,
       lost,
-      start: () => runner.start(),
+      start,
       close() {
         if (closing) {
           void runner.shutdown(); // the second call: kill at once
           return closing;
         }
+        scheduler.stop();
         closing = runner.shutdown().finally(async () => {
+          openSchedules.close();
           openStore.close();
           await lock.release();
         });
@@ -81,6 +105,7 @@ export async function openJobService(options: OpenJobServiceOptions): Promise<Op
       },
     };
   } catch (error) {
+    scheduleStore?.close();
     store?.close();
     await lock.release();
     throw error;

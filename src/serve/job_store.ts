@@ -33,15 +33,20 @@ const SCHEMA = `
     created_at INTEGER NOT NULL,
     started_at INTEGER,
     ended_at INTEGER,
-    pid INTEGER
+    pid INTEGER,
+    schedule TEXT
   );
   CREATE INDEX IF NOT EXISTS jobs_waiting ON jobs (state, priority DESC, created_at, seq);
   CREATE INDEX IF NOT EXISTS jobs_by_project ON jobs (project COLLATE NOCASE, created_at, seq);
   CREATE INDEX IF NOT EXISTS jobs_by_end ON jobs (state, ended_at DESC, seq DESC);
 `;
 
+/** A jobs.db made before schedules gains the column naming the schedule a job was fired by. */
+const ADD_SCHEDULE_COLUMN = "ALTER TABLE jobs ADD COLUMN schedule TEXT";
+const SCHEDULE_INDEX = "CREATE INDEX IF NOT EXISTS jobs_by_schedule ON jobs (schedule, seq)";
+
 const COLUMNS = "id, project, spider, file, cwd, priority, settings, args, state, outcome, created_at, started_at, " +
-  "ended_at, pid";
+  "ended_at, pid, schedule";
 
 type Row = Record<string, SQLOutputValue>;
 
@@ -65,11 +70,39 @@ function toRecord(row: Row): JobRecord {
     startedAt: numberOrNull(row.started_at),
     endedAt: numberOrNull(row.ended_at),
     pid: numberOrNull(row.pid),
+    schedule: row.schedule === null || row.schedule === undefined ? null : String(row.schedule),
   };
 }
 
 function isUniqueViolation(error: unknown): boolean {
   return error instanceof Error && /UNIQUE constraint failed/i.test(error.message);
+}
+
+/**
+ * Adds a waiting job through `db`: JobStore's connection, or the schedule store's, which adds a fired job in the
+ * same transaction that moves its schedule on. Throws JobExistsError when the id is taken, whatever its case.
+ */
+export function insertJob(db: DatabaseSync, job: NewJob, at: number): void {
+  try {
+    db.prepare(
+      "INSERT INTO jobs (id, project, spider, file, cwd, priority, settings, args, state, created_at, schedule) " +
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)",
+    ).run(
+      job.id,
+      job.project,
+      job.spider,
+      job.file,
+      job.cwd,
+      job.priority,
+      JSON.stringify(job.settings),
+      JSON.stringify(job.args),
+      at,
+      job.schedule ?? null,
+    );
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new JobExistsError(`job ${job.id} already exists`);
+    throw error;
+  }
 }
 
 /** The jobs of one service, in DIR/jobs.db. Open it only while holding the dir's lock (dir_lock.ts). */
@@ -88,6 +121,9 @@ export class JobStore {
       // commits on power loss; FULL makes each change durable before the call returns.
       this.#db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;");
       this.#db.exec(SCHEMA);
+      const columns = this.#db.prepare("PRAGMA table_info(jobs)").all().map((row) => String(row.name));
+      if (!columns.includes("schedule")) this.#db.exec(ADD_SCHEDULE_COLUMN);
+      this.#db.exec(SCHEDULE_INDEX);
     } catch (error) {
       this.#db.close();
       throw error;
@@ -96,27 +132,8 @@ export class JobStore {
 
   /** Adds a waiting job. Throws JobExistsError when the id is taken, whatever its case. */
   add(job: NewJob, at: number = Date.now()): JobRecord {
-    const id = job.id;
-    try {
-      this.#db.prepare(
-        "INSERT INTO jobs (id, project, spider, file, cwd, priority, settings, args, state, created_at) " +
-          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)",
-      ).run(
-        id,
-        job.project,
-        job.spider,
-        job.file,
-        job.cwd,
-        job.priority,
-        JSON.stringify(job.settings),
-        JSON.stringify(job.args),
-        at,
-      );
-    } catch (error) {
-      if (isUniqueViolation(error)) throw new JobExistsError(`job ${id} already exists`);
-      throw error;
-    }
-    return this.get(id)!;
+    insertJob(this.#db, job, at);
+    return this.get(job.id)!;
   }
 
   /** The job with this id (any case), or undefined. */

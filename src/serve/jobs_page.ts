@@ -9,7 +9,7 @@
  * service refuses (security.ts); the page says so and gives the cancel.json line to use instead.
  */
 import { escapeHtml } from "./html.ts";
-import { itemsUrl, logUrl, scrapydTime } from "./scrapyd_format.ts";
+import { itemsUrl, logUrl, scrapydForgets, scrapydTime } from "./scrapyd_format.ts";
 import type { JobRecord } from "./types.ts";
 
 const HEADERS = ["Project", "Spider", "Job", "PID", "Start", "Runtime", "Finish", "Log", "Items", "Cancel", "Outcome"];
@@ -65,8 +65,8 @@ function jobRow(job: JobRecord, now: number): string {
       Cancel: cancelHint(job),
     });
   }
-  // scrapyd shows no PID for finished jobs. One cancelled while waiting never started; dashboards tell a job's state
-  // by its Start cell (none: waiting), so it shows its cancel time as Start too, with no runtime and no links.
+  // scrapyd shows no PID for finished jobs. A finished job that never started (not listed by renderJobsPage) would
+  // show its end as Start: dashboards tell a waiting job by an empty Start cell.
   const started = job.startedAt ?? job.endedAt;
   return row({
     ...own,
@@ -83,13 +83,13 @@ function section(title: string, jobs: readonly JobRecord[], now: number): string
 
 /**
  * The page: waiting jobs in the order they start, running ones, finished ones (most recent last, as scrapyd lists
- * them).
+ * them). Jobs cancelled while they waited are left out, as from listjobs.json (scrapyd forgets them).
  */
 export function renderJobsPage(jobs: readonly JobRecord[], now: number = Date.now()): string {
   const pending = jobs.filter((job) => job.state === "pending")
     .sort((a, b) => b.priority - a.priority || a.createdAt - b.createdAt);
   const running = jobs.filter((job) => job.state === "running");
-  const finished = jobs.filter((job) => job.state === "finished")
+  const finished = jobs.filter((job) => job.state === "finished" && !scrapydForgets(job))
     .sort((a, b) => (a.endedAt ?? a.createdAt) - (b.endedAt ?? b.createdAt));
   const head = HEADERS.map((header) => `    <th>${header}</th>`).join("\n");
   return `<!DOCTYPE html>

@@ -4,6 +4,7 @@
  */
 import { availableParallelism } from "node:os";
 import { UsageError } from "../errors.ts";
+import { parseScheduleSpec } from "./cli_schedules.ts";
 
 /** The options of `netweir serve`, checked (see {@link checkServeOptions}). */
 export interface ServeOptions {
@@ -27,6 +28,8 @@ export interface ServeOptions {
   insecureNoAuth: boolean;
   /** Seconds a cancelled job has to stop before it is killed with its children (30; shorter in tests). */
   cancelGrace: number;
+  /** --schedule: "PROJECT/SPIDER@CRON", one per periodic schedule. */
+  schedules: string[];
 }
 
 /** What the command line and the environment give, before checking: text, as typed. */
@@ -51,6 +54,8 @@ export interface RawServeOptions {
   insecureNoAuth?: boolean;
   /** Seconds a cancelled job has to stop (30 by default). */
   cancelGrace?: string;
+  /** --schedule, once per schedule. */
+  schedule?: string[];
 }
 
 function wholeNumber(name: string, text: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
@@ -84,6 +89,7 @@ export function checkServeOptions(raw: RawServeOptions, env: (name: string) => s
   }
   // No --project at all is a service with nothing to run yet, as a fresh scrapyd is: listprojects.json answers [].
   const projects = raw.project ?? [];
+  for (const spec of raw.schedule ?? []) parseScheduleSpec(spec);
   return {
     projects,
     bind,
@@ -95,6 +101,7 @@ export function checkServeOptions(raw: RawServeOptions, env: (name: string) => s
     password,
     insecureNoAuth,
     cancelGrace: wholeNumber("--cancel-grace", raw.cancelGrace ?? "30", 0, 3600),
+    schedules: raw.schedule ?? [],
   };
 }
 

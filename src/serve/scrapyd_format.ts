@@ -28,7 +28,20 @@ export function itemsUrl(job: JobKey): string {
   return `/items/${jobPath(job)}.jl`;
 }
 
-/** One job in listjobs.json: scrapyd's fields, plus Netweir's outcome (null until it is finished). */
+/**
+ * Whether scrapyd would have forgotten the job: one cancelled while it waited, which scrapyd takes out of its queue
+ * and never lists again. listjobs.json leaves it out and status.json answers null for it, as scrapyd's do, so a
+ * client (python-scrapyd-api's job_status) does not take it for a job that ran and finished; Netweir's own pages and
+ * jobstats.json still show it, cancelled.
+ */
+export function scrapydForgets(job: JobRecord): boolean {
+  return job.state === "finished" && job.startedAt === null;
+}
+
+/**
+ * One job in listjobs.json: scrapyd's fields, plus Netweir's outcome (null until it is finished). A waiting job has
+ * no log_url or items_url, as in scrapyd: it has neither file yet.
+ */
 export function listedJob(job: JobRecord): Record<string, unknown> {
   const entry: Record<string, unknown> = {
     id: job.id,
@@ -42,6 +55,12 @@ export function listedJob(job: JobRecord): Record<string, unknown> {
     outcome: job.outcome,
   };
   if (job.state === "pending") {
+    delete entry.log_url;
+    delete entry.items_url;
+  }
+  // The periodic schedule that fired it (addschedule.json); absent for a job scheduled by hand.
+  if (job.schedule !== null) entry.schedule = job.schedule;
+  if (job.state === "pending") {
     // scrapyd shows a waiting job's settings and arguments; a running or finished one's are in its log.
     entry.priority = job.priority;
     entry.version = null;
@@ -54,6 +73,6 @@ export function listedJob(job: JobRecord): Record<string, unknown> {
 /** listjobs.json's three lists. */
 export function listedJobs(jobs: readonly JobRecord[]): Record<"pending" | "running" | "finished", unknown[]> {
   const lists = { pending: [] as unknown[], running: [] as unknown[], finished: [] as unknown[] };
-  for (const job of jobs) lists[job.state].push(listedJob(job));
+  for (const job of jobs) if (!scrapydForgets(job)) lists[job.state].push(listedJob(job));
   return lists;
 }

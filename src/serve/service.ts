@@ -9,6 +9,7 @@ import { selfCli } from "../runtime/self_cli.ts";
 import type { Logger } from "../spider/types.ts";
 import { runtime } from "../runtime/mod.ts";
 import { createApp } from "./app.ts";
+import { applyCliSchedules } from "./cli_schedules.ts";
 import { startHttpServer } from "./http_server.ts";
 import { openJobService } from "./job_service.ts";
 import { INSECURE_WARNING, isLoopback, type ServeOptions } from "./options.ts";
@@ -53,7 +54,14 @@ export async function startService(options: ServeOptions, log: Logger): Promise<
       ? { username: options.username, password: options.password }
       : undefined,
     log,
+    schedules: jobs.scheduler,
   });
+  try {
+    await applyCliSchedules(options.schedules, jobs.scheduler, { registry, paths: jobs.paths });
+  } catch (error) {
+    await jobs.close();
+    throw error;
+  }
   let server;
   try {
     server = await startHttpServer((request) => app.fetch(request), {

@@ -7,6 +7,7 @@
  */
 import { escapeHtml } from "./html.ts";
 import { duration, fileLinks, jobPageUrl, number, STYLE, time } from "./page_parts.ts";
+import type { ScheduleRecord } from "./schedule_store.ts";
 import type { JobOutcome, JobRecord } from "./types.ts";
 
 /** The list's filters and page, from the query string. */
@@ -26,6 +27,8 @@ export interface StatusPageData {
   /** Stats of running jobs by job id (null while a job has written none). */
   stats: ReadonlyMap<string, Record<string, unknown> | null>;
   query?: ListQuery;
+  /** The periodic schedules (listschedules.json's). */
+  schedules?: readonly ScheduleRecord[];
 }
 
 /** Finished jobs a page, and waiting jobs shown before "and N more". */
@@ -86,6 +89,20 @@ function filterLine(label: string, key: "project" | "spider" | "outcome", values
       `${escapeHtml(text)}</a>`;
   };
   return `<span>${label}: ${[link(undefined, "all"), ...values.map((value) => link(value, value))].join(" · ")}</span>`;
+}
+
+/** A schedule's row: when it is next due, and what its last due time did (the job it fired, or why not). */
+function scheduleRow(schedule: ScheduleRecord): string {
+  const last = schedule.lastNote !== null
+    ? `<span class="dim">${escapeHtml(schedule.lastNote)}</span>`
+    : schedule.lastJob !== null
+    ? `<a href="${escapeHtml(jobPageUrl({ project: schedule.job.project, id: schedule.lastJob }))}"><code>` +
+      `${escapeHtml(schedule.lastJob)}</code></a>`
+    : "";
+  const next = schedule.paused ? `<span class="dim">paused</span>` : time(schedule.nextAt);
+  return `<tr><td><code>${escapeHtml(schedule.id)}</code></td><td>${escapeHtml(schedule.job.project)}</td>` +
+    `<td>${escapeHtml(schedule.job.spider)}</td><td><code>${escapeHtml(schedule.cron)}</code> ` +
+    `<span class="dim">${escapeHtml(schedule.timezone)}</span></td><td>${next}</td><td>${last}</td></tr>`;
 }
 
 const sameName = (a: string, b: string | undefined) => b === undefined || a.toLowerCase() === b.toLowerCase();
@@ -168,6 +185,13 @@ ${
       ),
       finished.length,
       pager,
+    )
+  }
+${
+    table(
+      "Schedules",
+      ["schedule", "project", "spider", "when", "next run", "last run"],
+      (data.schedules ?? []).filter((s) => sameName(s.job.project, query.project)).map(scheduleRow),
     )
   }
 </body>

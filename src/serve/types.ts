@@ -25,6 +25,8 @@ export interface NewJob {
   settings: string[];
   /** "NAME=VALUE" spider arguments, as `-a` takes them. */
   args: string[];
+  /** The periodic schedule that fired the job (null or absent for one scheduled by hand). */
+  schedule?: string | null;
 }
 
 /** A job as the service keeps it. Times are epoch milliseconds. */
@@ -37,6 +39,7 @@ export interface JobRecord extends NewJob {
   endedAt: number | null;
   /** The crawl process's id while it runs (and after, for the record). */
   pid: number | null;
+  schedule: string | null;
 }
 
 /** Thrown by schedule when the id is taken (case-insensitively). */

@@ -28,6 +28,7 @@ export class FakeJobs implements JobService {
       startedAt: null,
       endedAt: null,
       pid: null,
+      schedule: job.schedule ?? null,
     };
     this.#jobs.set(key, record);
     return record;

@@ -79,6 +79,7 @@ export function record(fields: Partial<JobRecord> & Pick<JobRecord, "id" | "proj
     startedAt: null,
     endedAt: null,
     pid: null,
+    schedule: null,
     ...fields,
   };
 }

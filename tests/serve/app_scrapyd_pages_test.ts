@@ -127,3 +127,50 @@ Deno.test("an empty service's /jobs and /logs/ still read as scrapyd's, and / li
     for (const href of ["/jobs", "/logs/", "/items/"]) assert.ok(home.includes(`href="${href}"`), href);
   });
 });
+
+Deno.test("behind a proxy at a sub-path, the pages' links carry X-Forwarded-Prefix; a prefix that is not a plain path is ignored", async () => {
+  await withApp({}, async ({ app, jobs, paths }) => {
+    await fillJobs(jobs, paths);
+    const at = async (path: string, prefix: string) =>
+      await (await app.request(path, { headers: { "X-Forwarded-Prefix": prefix } })).text();
+    const home = await at("/", "/path/to");
+    assert.ok(home.includes('"/path/to/jobs"') && home.includes('"/path/to/logs/"'), "scrapyd's own test");
+    assert.ok(home.includes('href="/path/to/job/shop/done-1"'));
+    assert.doesNotMatch(home, /href="\/(?!path\/to\/)/, "every absolute link prefixed");
+    assert.ok((await at("/jobs", "/path/to/")).includes('href="/path/to/logs/shop/plain/done-1.log"'));
+    assert.ok((await at("/job/shop/done-1", "/crawl")).includes('href="/crawl/"'));
+    for (const hostile of ['/x"><b>', "//evil.example", "/a/../b", "https://evil.example/", "relative"]) {
+      const page = await at("/", hostile);
+      assert.ok(page.includes('href="/jobs"'), `${hostile} ignored`);
+      assert.doesNotMatch(page, /evil|<b>/);
+    }
+  });
+});
+
+Deno.test("/logs/stats.json gives each started job's pages, items and finish reason in LogParser's shape, as ScrapydWeb reads it", async () => {
+  await withApp({}, async ({ app, jobs, paths }) => {
+    await fillJobs(jobs, paths);
+    const done = jobs.get("done-1")!;
+    await writeAt(paths.statsFile(done), JSON.stringify({ pages: 2, items: 20, finish_reason: "finished" }));
+    const response = await app.request("/logs/stats.json");
+    assert.equal(response.status, 200);
+    const stats = await response.json();
+    assert.equal(stats.status, "ok");
+    assert.equal(stats.logparser_version, "0.8.4");
+    const entry = stats.datas.shop.plain["done-1"];
+    assert.deepEqual(
+      [entry.pages, entry.items, entry.finish_reason, entry.runtime, entry.status],
+      [2, 20, "finished", "1:02:03", "ok"],
+    );
+    assert.match(entry.first_log_time, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/, "to the second, as scrapyd prints times");
+    assert.equal(entry.size, `log of done-1\n`.length);
+    // A job without stats yet: null, which ScrapydWeb stores as no number; one that never started has no entry.
+    assert.deepEqual([stats.datas.news.feeds["failed-1"].pages, stats.datas.news.feeds["failed-1"].items], [
+      null,
+      null,
+    ]);
+    assert.equal(stats.datas.shop.books.never, undefined);
+    assert.equal(stats.datas.shop.books["wait-low"], undefined);
+    assert.equal(stats.datas.shop.books["Run-1"].status, "running");
+  });
+});

@@ -220,7 +220,7 @@ Deno.test("POST endpoints refuse GET and GET endpoints refuse POST, with 405 and
   });
 });
 
-Deno.test("listjobs.json lists pending, running and finished jobs with scrapyd's fields and the outcome", async () => {
+Deno.test("listjobs.json lists jobs with scrapyd's fields and the outcome: waiting ones without log or items links, none cancelled while waiting", async () => {
   await withApp({}, async ({ app, jobs }) => {
     const started = new Date(2024, 2, 4, 5, 6, 7, 89).getTime();
     const ended = new Date(2024, 2, 4, 6, 0, 0, 0).getTime();
@@ -238,6 +238,8 @@ Deno.test("listjobs.json lists pending, running and finished jobs with scrapyd's
       settings: ["max_items=5", "proxies=http://u:hunter2@127.0.0.1:9"],
       args: ["category=fiction"],
     }));
+    jobs.insert(record({ id: "gone1", project: "shop", spider: "books", createdAt: 4 }));
+    jobs.cancel("shop", "gone1");
     const answer = await json(app, "/listjobs.json");
     assert.deepEqual(answer, {
       node_name: "box",
@@ -249,8 +251,6 @@ Deno.test("listjobs.json lists pending, running and finished jobs with scrapyd's
         pid: null,
         start_time: null,
         end_time: null,
-        log_url: "/logs/news/feeds/wait1.log",
-        items_url: "/items/news/feeds/wait1.jl",
         outcome: null,
         priority: 2,
         version: null,

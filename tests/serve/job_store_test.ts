@@ -29,6 +29,7 @@ Deno.test("a job added to the store comes back with every field, waiting", async
       startedAt: null,
       endedAt: null,
       pid: null,
+      schedule: null,
     });
     assert.deepEqual(store.get("a1"), added);
     assert.equal(store.get("nope"), undefined);
@@ -177,6 +178,31 @@ Deno.test("the job table is in WAL mode with an index for waiting jobs and one p
       assert.equal(db.prepare("SELECT id FROM jobs").get()?.id, "x");
     } finally {
       db.close();
+    }
+  });
+});
+
+Deno.test("a jobs.db made before schedules opens with its jobs, each linked to no schedule", async () => {
+  await withTempDir((dir) => {
+    const path = join(dir, "jobs.db");
+    const old = new DatabaseSync(path);
+    old.exec(
+      "CREATE TABLE jobs (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE COLLATE NOCASE, " +
+        "project TEXT NOT NULL, spider TEXT NOT NULL, file TEXT NOT NULL, cwd TEXT NOT NULL, priority INTEGER NOT NULL, " +
+        "settings TEXT NOT NULL, args TEXT NOT NULL, state TEXT NOT NULL, outcome TEXT, created_at INTEGER NOT NULL, " +
+        "started_at INTEGER, ended_at INTEGER, pid INTEGER)",
+    );
+    old.exec(
+      "INSERT INTO jobs (id, project, spider, file, cwd, priority, settings, args, state, created_at) " +
+        `VALUES ('old1', 'shop', 'books', '/x.ts', '/', 0, '[]', '[]', 'pending', 5)`,
+    );
+    old.close();
+    const store = new JobStore(path);
+    try {
+      assert.equal(store.get("old1")?.schedule, null);
+      assert.equal(store.add({ ...fakeJob("new1", "/srv"), schedule: "nightly" }).schedule, "nightly");
+    } finally {
+      store.close();
     }
   });
 });

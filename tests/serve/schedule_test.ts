@@ -241,3 +241,20 @@ Deno.test("more than 256 spider arguments or settings, or a value or name past t
     /^spider argument a{40}\.\.\. has a name of 129 characters; the most is 128$/,
   );
 });
+
+Deno.test("the Scrapy setting names ScrapydWeb's Run Spider form sends are refused, each naming Netweir's setting", async () => {
+  const netweir: Record<string, string> = {
+    USER_AGENT: "user_agent",
+    ROBOTSTXT_OBEY: "obey_robots_txt",
+    CONCURRENT_REQUESTS: "concurrency",
+    DOWNLOAD_DELAY: "min_delay",
+    CLOSESPIDER_TIMEOUT: "max_time",
+    CLOSESPIDER_ITEMCOUNT: "max_items",
+    CLOSESPIDER_PAGECOUNT: "max_pages",
+    CLOSESPIDER_ERRORCOUNT: "max_errors",
+  };
+  for (const [scrapy, ours] of Object.entries(netweir)) {
+    const message = await refused([...BOOKS, ["setting", `${scrapy}=1`]], new RegExp(`${scrapy}.*Scrapy name`));
+    assert.equal(message, `unknown setting ${scrapy}, a Scrapy name; in Netweir it is ${ours}`);
+  }
+});
