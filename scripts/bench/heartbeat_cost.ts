@@ -14,6 +14,9 @@ import { parseRedisUrl } from "../../src/settings/redis_url.ts";
 import { Spider } from "../../src/spider/spider.ts";
 import { startRedis } from "../../tests/helpers/redis.ts";
 
+/** A spider that is never crawled: the frontier only needs one to decode requests, and none is leased. */
+class Idle extends Spider {}
+
 const beats = Number(runtime.args()[0] ?? 50);
 const quiet = { debug() {}, info() {}, warning() {}, error() {} };
 const redis = await startRedis();
@@ -22,7 +25,7 @@ try {
   const frontier = await RedisFrontier.open({
     url: redis.url,
     key: "cost",
-    spider: new Spider(),
+    spider: new Idle(),
     log: quiet,
     leaseSeconds: 0.3,
     idleSeconds: null,
