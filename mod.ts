@@ -63,8 +63,10 @@ export type { SpiderSource } from "./src/engine/worker_pool.ts";
 export type { ItemSink } from "./src/engine/items.ts";
 export type { Stats, StatsRecord } from "./src/engine/stats.ts";
 export type { Frontier, FrontierStats, FrontierStatus, Lease, LeaseOptions } from "./src/queue/frontier.ts";
+export type { CrawlTotals, LiveProcess, ProcessTotals } from "./src/queue/frontier.ts";
 export { MemoryFrontier } from "./src/queue/memory.ts";
 export { type PushOptions, type PushResult, Queue, type QueueOptions } from "./src/queue/queue.ts";
+export type { StatusOptions } from "./src/queue/queue.ts";
 export { canonicalUrl, fingerprint } from "./src/spider/fingerprint.ts";
 export { type RunOptions, runSpider } from "./src/run.ts";
 

@@ -10,6 +10,7 @@ import type { FrontierStatus } from "../queue/frontier.ts";
 import { runtime } from "../runtime/mod.ts";
 import type { CommandContext } from "./context.ts";
 import { pushUrls } from "./queue_input.ts";
+import { formatCrawlStats, statusJson } from "./queue_stats.ts";
 import { asUsage } from "./errors.ts";
 
 /** Where the queue is: the Redis URL and the crawl's key. */
@@ -50,17 +51,20 @@ export async function runQueuePush(options: QueuePushOptions, context: CommandCo
   context.out(`pushed ${pushed}, skipped ${skipped} (already seen)\n`);
 }
 
-/** The five lines of `netweir queue status`, in the spec's order. */
+/**
+ * The five lines of `netweir queue status`, in the spec's order; while processes are live, then the crawl's totals
+ * and a line for each process (see formatCrawlStats).
+ */
 export function formatStatus(status: FrontierStatus): string {
   const { waiting, held, processes, seen, queued } = status;
-  return `waiting: ${waiting}\nheld: ${held}\nprocesses: ${processes}\nseen: ${seen}\nqueued: ${queued}\n`;
+  return `waiting: ${waiting}\nheld: ${held}\nprocesses: ${processes}\nseen: ${seen}\nqueued: ${queued}\n` +
+    formatCrawlStats(status);
 }
 
-/** `netweir queue status`: five lines, or one JSON object with `json`. */
+/** `netweir queue status`: the lines of formatStatus, or one JSON object with `json` (see statusJson). */
 export async function runQueueStatus(options: QueueTarget & { json?: boolean }, context: CommandContext) {
-  const status = await withQueue(options, (queue) => queue.status());
-  const { waiting, held, processes, seen, queued } = status;
-  context.out(options.json ? JSON.stringify({ waiting, held, processes, seen, queued }) + "\n" : formatStatus(status));
+  const status = await withQueue(options, (queue) => queue.status({ live: true }));
+  context.out(options.json ? JSON.stringify(statusJson(status)) + "\n" : formatStatus(status));
 }
 
 /** `netweir queue clear`: prints how many keys were deleted. */

@@ -22,7 +22,10 @@ Prints "pushed N, skipped M (already seen)".`;
 const STATUS_HELP_AFTER = `
 Prints five lines: waiting (requests in the queue), held (taken by a process and not finished), processes (taking
 part), seen (the duplicate filter's size) and queued (every request ever queued; more than seen once requests with
---dont-filter went in again). --json prints them as one JSON object.`;
+--dont-filter went in again). While processes are live, it adds the crawl's totals over them (pages, items,
+errors, pages/s over the last minute) and a line per process: its host, pid, totals and last heartbeat, as of that
+heartbeat (every third of queue_lease). --json prints it all as one JSON object ("crawl" and "live" for the added
+part).`;
 
 /** Parses --priority: any finite number, higher fetched first. */
 function parsePriority(text: string): number {
@@ -66,7 +69,7 @@ export function addQueueCommand(program: Command, context: CommandContext): void
 
   queue
     .command("status <url> <key>")
-    .description("show where a crawl stands: waiting, held, processes, seen, queued")
+    .description("show where a crawl stands: waiting, held, processes, seen, queued, and its live processes' totals")
     .option("--json", "print one JSON object")
     .addHelpText("after", STATUS_HELP_AFTER)
     .action(async (url: string, key: string, flags: { json?: boolean }) => {

@@ -160,6 +160,12 @@ export class Crawl {
     this.#ownsProcess = options.ownsProcess ?? false;
     spider.log = this.#log;
     this.#frontier.onFailure?.((error) => this.#fail(error));
+    // A shared queue's heartbeat reports this process's totals, for the crawl-wide stats of `netweir queue status`.
+    this.#frontier.shareTotals?.(() => ({
+      pages: this.stats.get("pages"),
+      items: this.stats.get("items"),
+      errors: this.stats.get("errors"),
+    }));
     // Links dropped as queued lately may not be queued: the crawl and its workers forget them (the frontier gives
     // back the pages held now, whose links may have been dropped so).
     this.#frontier.onForget?.(() => {

@@ -39,6 +39,45 @@ export interface FrontierStatus {
   seen: number;
   /** Requests ever put in the queue. */
   queued: number;
+  /**
+   * A shared queue's crawl-wide stats, when asked for (`netweir queue status`): the totals of the live processes and
+   * one entry per process, as of each one's last heartbeat.
+   */
+  crawl?: CrawlTotals;
+  /** The processes heard from within their lease, oldest heartbeat first (with `crawl`). */
+  live?: LiveProcess[];
+}
+
+/** A process's running totals, as its heartbeat reports them. */
+export interface ProcessTotals {
+  /** Pages fetched (responses handed to callbacks, errors included). */
+  pages: number;
+  /** Items kept. */
+  items: number;
+  /** Errors counted (failed downloads, callbacks that threw, ...). */
+  errors: number;
+}
+
+/** The crawl-wide totals: the sum over live processes. */
+export interface CrawlTotals extends ProcessTotals {
+  /** Pages a second over the last minute, summed over the live processes. */
+  pagesPerSecond: number;
+}
+
+/** One live process of a shared crawl, as `netweir queue status` lists it. */
+export interface LiveProcess {
+  /** Its id in the queue (host:random). */
+  id: string;
+  /** The machine it runs on. */
+  host: string;
+  /** Its operating-system process id; null for a process of a version that does not report one. */
+  pid: number | null;
+  /** When it was last heard from (Redis's clock). */
+  lastHeartbeat: Date;
+  /** Seconds since then, by Redis's clock. */
+  heartbeatAgeSeconds: number;
+  /** Its totals as of its last heartbeat; null for a process of a version that does not report them. */
+  totals: (ProcessTotals & { pagesPerSecond: number }) | null;
 }
 
 /**
@@ -74,6 +113,11 @@ export interface Frontier {
   status(): Promise<FrontierStatus>;
   /** The store's own stats counters (pushed, leased, ...). */
   stats(): FrontierStats;
+  /**
+   * For a shared store: `read` gives this process's running totals, which its heartbeat reports to the crawl (see
+   * {@link FrontierStatus.crawl}). Called once, when the crawl is built.
+   */
+  shareTotals?(read: () => ProcessTotals): void;
   /** For a store that outlives the process (a checkpoint): the crawl's stats as the last run left them. */
   savedStats?(): Record<string, unknown> | undefined;
   /** For a store that outlives the process: keeps the crawl's stats for the next run. */

@@ -18,6 +18,7 @@ import { QueueError } from "../errors.ts";
 import { encodeStartUrl } from "./codec.ts";
 import { fingerprint } from "../spider/fingerprint.ts";
 import type { FrontierStatus } from "./frontier.ts";
+import { readStatus } from "./live_processes.ts";
 import { describe, isLoading, RedisConnection, type ScriptArg } from "./redis_client.ts";
 import { retry } from "./retry.ts";
 import { keyPrefix, startLine } from "./redis_frontier.ts";
@@ -50,6 +51,12 @@ export interface PushOptions {
   priority?: number;
   /** Queue them even if the crawl has seen them before (default false). */
   dontFilter?: boolean;
+}
+
+/** What {@link Queue.status} reports. */
+export interface StatusOptions {
+  /** Add the crawl-wide stats: the live processes' totals and one entry per process (default false). */
+  live?: boolean;
 }
 
 /** What a push did: `pushed` went into the queue, `skipped` were left out as already seen. */
@@ -245,10 +252,13 @@ export class Queue {
     return result;
   }
 
-  /** Where the crawl stands: waiting, held, processes, seen and queued, as `netweir queue status` prints them. */
-  async status(): Promise<FrontierStatus> {
-    const [waiting, held, processes, seen, queued] = (await this.#script("nwStatus", []) as unknown[]).map(Number);
-    return { waiting, held, processes, seen, queued };
+  /**
+   * Where the crawl stands, as `netweir queue status` prints it: waiting, held, processes, seen and queued. With
+   * `live`, the crawl-wide stats too: the totals of the live processes (`crawl`) and each one's host, pid, last
+   * heartbeat and totals (`live`), as of its last heartbeat.
+   */
+  async status(options: StatusOptions = {}): Promise<FrontierStatus> {
+    return readStatus(await this.#script("nwStatus", [options.live ? "1" : "0"]) as unknown[]);
   }
 
   /**

@@ -17,11 +17,14 @@ import { BadEntryLog } from "./bad_entries.ts";
 import { decodeRequest, DEFAULT_ENTRY_LIMITS, encodeRequest, type EntryLimits } from "./codec.ts";
 import { fingerprint } from "../spider/fingerprint.ts";
 import { RecentFingerprints } from "./recent_fingerprints.ts";
-import type { Frontier, FrontierStats, FrontierStatus, Lease, LeaseOptions } from "./frontier.ts";
+import type { Frontier, FrontierStats, FrontierStatus, Lease, LeaseOptions, ProcessTotals } from "./frontier.ts";
+import { heartbeatReport, readStatus } from "./live_processes.ts";
+import { PageRate } from "./page_rate.ts";
 import { describe, isLoading, mayPass, RedisConnection, type ScriptArg } from "./redis_client.ts";
 import type { ScriptName } from "./redis_scripts.ts";
 import { maskQueueUrl, parseRedisUrl } from "../settings/redis_url.ts";
 import { type Clock, REAL_CLOCK } from "../runtime/clock.ts";
+import { runtime } from "../runtime/mod.ts";
 import { retry } from "./retry.ts";
 
 export interface RedisFrontierOptions {
@@ -208,6 +211,9 @@ export class RedisFrontier implements Frontier {
   #heartbeatTimer: unknown;
   #fatal: QueueError | undefined;
   #onFailure: ((error: Error) => void) | undefined;
+  /** This process's running totals, which each heartbeat reports to the crawl (see shareTotals). */
+  #totals: () => ProcessTotals = () => ({ pages: 0, items: 0, errors: 0 });
+  readonly #pageRate = new PageRate();
   #closed = false;
   /** Set after a lease call failed: the server may have run it anyway, so held ids are checked at the next beat. */
   #maybeOrphans = false;
@@ -340,9 +346,29 @@ export class RedisFrontier implements Frontier {
     }, clockSleep(this.#clock));
   }
 
+  /** `read` gives this process's pages, items and errors, which each heartbeat reports (see live_processes.ts). */
+  shareTotals(read: () => ProcessTotals): void {
+    this.#totals = read;
+  }
+
+  /** What this beat reports: host, pid, totals and pages a second over the last minute (one sample a beat). */
+  #report(): string {
+    const totals = this.#totals();
+    const rate = this.#pageRate.sample(this.#clock.now(), totals.pages);
+    return heartbeatReport(hostname(), runtime.pid, totals, rate);
+  }
+
   async #heartbeat(joining = false): Promise<void> {
+    const report = this.#report();
     const beat = () =>
-      this.#connection.script("nwHeartbeat", [this.#prefix, this.#pid, this.#leaseMs, joining ? 1 : 0, this.#ack]);
+      this.#connection.script("nwHeartbeat", [
+        this.#prefix,
+        this.#pid,
+        this.#leaseMs,
+        joining ? 1 : 0,
+        this.#ack,
+        report,
+      ]);
     const epoch = this.#epoch;
     let answer: unknown;
     try {
@@ -805,8 +831,7 @@ export class RedisFrontier implements Frontier {
   }
 
   async status(): Promise<FrontierStatus> {
-    const [waiting, held, processes, seen, queued] = (await this.#call("nwStatus", () => []) as unknown[]).map(Number);
-    return { waiting, held, processes, seen, queued };
+    return readStatus(await this.#call("nwStatus", () => []) as unknown[]);
   }
 
   /** pushed, leased, leases_reclaimed and queue_bad; `dropped.unqueueable` once any were. */

@@ -13,6 +13,8 @@
  *   P:meta           hash: seen (filter size), queued (ever queued), seq (last lease id), idle_since (ms)
  *   P:marks          hash: process id -> how many of its FINISH and PUSH calls Redis has kept (see stale)
  *   P:lease          hash: process id -> its queue_lease in ms, so that status counts only live processes
+ *   P:stats          hash: process id -> what its last heartbeat reported (JSON: host, pid, pages, items, errors,
+ *                    pages_per_second), for the crawl-wide stats of `netweir queue status`
  *   P:bad:...        keys found where a list should be and set aside (written by hand, say)
  *   P:busy           hash, with politeness_scope=crawl: host -> requests of it held by any process
  *   P:last           hash, with politeness_scope=crawl: host -> time (ms) its last request leased is due to start
@@ -76,13 +78,15 @@ local function held_count(pid)
   if ok then return count end
   return 0
 end
--- Removes a process that left or was taken for dead: what it holds (already put back), its heartbeat, its lease and
--- its mark, so that a process taken for dead finds at its next call that what it remembers may be gone (see stale).
+-- Removes a process that left or was taken for dead: what it holds (already put back), its heartbeat, its lease, its
+-- stats and its mark, so that a process taken for dead finds at its next call that what it remembers may be gone
+-- (see stale).
 local function forget_process(pid)
   redis.call('DEL', P .. ':held:' .. pid)
   redis.call('ZREM', P .. ':procs', pid)
   redis.call('HDEL', P .. ':lease', pid)
   redis.call('HDEL', P .. ':marks', pid)
+  redis.pcall('HDEL', P .. ':stats', pid)
 end
 -- The lease of a process that never said its own (one of an older version): queue_lease's default.
 local DEFAULT_LEASE_MS = 60000
@@ -463,8 +467,10 @@ return {back, bad + ASIDE}
 `;
 
 /**
- * ARGV: P, pid, lease_ms, joining, ack (see stale). Records a heartbeat, then takes back what processes silent for
- * their lease held: their requests go back to the queue, bypassing the filter. Returns how many requests were taken
+ * ARGV: P, pid, lease_ms, joining, ack (see stale), report. Records a heartbeat and the process's report (its host,
+ * pid and running totals, for the crawl-wide stats: one HSET, absent from a process of an earlier version), then
+ * takes back what processes silent for their lease held: their requests go back to the queue, bypassing the filter.
+ * Returns how many requests were taken
  * back, and how many held entries (or keys) were not in this store's shape (dropped or set aside). A process joining
  * ('1', its first beat) restarts the crawl's idle clock: the idle wait is for processes that start late and for
  * their start requests, so one that joins a crawl idle for an hour still waits queue_idle before it ends.
@@ -476,6 +482,7 @@ if refused then return refused end
 local now = now_ms()
 write_to('ZADD', P .. ':procs', now, pid)
 write_to('HSET', P .. ':lease', pid, lease)
+if ARGV[6] then write_to('HSET', P .. ':stats', pid, ARGV[6]) end
 if ARGV[4] == '1' then redis.call('HDEL', P .. ':meta', 'idle_since') end
 local dead = redis.call('ZRANGEBYSCORE', P .. ':procs', '-inf', now - lease)
 local back, bad = 0, 0
@@ -536,9 +543,11 @@ return back
 `;
 
 /**
- * ARGV: P. {waiting, held, processes, seen, queued}. Walks every host's list: for status, not for a crawl's loop.
- * Processes are those heard from within their own lease (a process that died holding nothing is never reclaimed,
- * and would otherwise be counted until another process's heartbeat came); held counts what dead ones still hold.
+ * ARGV: P, detail. {waiting, held, processes, seen, queued}. Walks every host's list: for status, not for a crawl's
+ * loop. Processes are those heard from within their own lease (a process that died holding nothing is never
+ * reclaimed, and would otherwise be counted until another process's heartbeat came); held counts what dead ones
+ * still hold. With detail '1', then Redis's time (ms) and, for each live process, its id, its last heartbeat (ms) and
+ * its report from P:stats ('' when it has none).
  */
 export const STATUS = COMMON + `
 local waiting, held, live = 0, 0, 0
@@ -553,16 +562,30 @@ for _, prio in ipairs(redis.call('ZRANGE', P .. ':prios', 0, -1)) do
 end
 local now = now_ms()
 local procs = redis.call('ZRANGE', P .. ':procs', 0, -1, 'WITHSCORES')
+local detail = {}
 for i = 1, #procs, 2 do
   local other = procs[i]
   held = held + held_count(other)
   local ok, lease = pcall(redis.call, 'HGET', P .. ':lease', other)
   lease = ok and tonumber(lease or '') or DEFAULT_LEASE_MS
-  if tonumber(procs[i + 1]) >= now - lease then live = live + 1 end
+  if tonumber(procs[i + 1]) >= now - lease then
+    live = live + 1
+    if ARGV[2] == '1' then
+      local fine, report = pcall(redis.call, 'HGET', P .. ':stats', other)
+      detail[#detail + 1] = other
+      detail[#detail + 1] = procs[i + 1]
+      detail[#detail + 1] = (fine and report) or ''
+    end
+  end
 end
 local ok, meta = pcall(redis.call, 'HMGET', P .. ':meta', 'seen', 'queued')
 if not ok then meta = {} end
-return {waiting, held, live, tonumber(meta[1] or '0'), tonumber(meta[2] or '0')}
+local out = {waiting, held, live, tonumber(meta[1] or '0'), tonumber(meta[2] or '0')}
+if ARGV[2] == '1' then
+  out[#out + 1] = now
+  for _, value in ipairs(detail) do out[#out + 1] = value end
+end
+return out
 `;
 
 /** Every script by the name the client defines it under. */

@@ -102,7 +102,10 @@ Deno.test("queue status prints the spec's five lines, and --json one object", as
       "waiting: 5\nheld: 0\nprocesses: 0\nseen: 4\nqueued: 5\n",
     );
     const json = await runCli(["queue", "status", redis.url, "Books", "--json"]);
-    assertPrinted(json, '{"waiting":5,"held":0,"processes":0,"seen":4,"queued":5}\n');
+    assertPrinted(
+      json,
+      '{"waiting":5,"held":0,"processes":0,"seen":4,"queued":5,"crawl":{"pages":0,"items":0,"errors":0,"pages_per_second":0},"live":[]}\n',
+    );
   });
 });
 
@@ -120,7 +123,7 @@ Deno.test("queue clear deletes the crawl's keys, says how many, and leaves other
     );
     assertPrinted(
       await runCli(["queue", "status", redis.url, "Books:old", "--json"]),
-      '{"waiting":1,"held":0,"processes":0,"seen":1,"queued":1}\n',
+      '{"waiting":1,"held":0,"processes":0,"seen":1,"queued":1,"crawl":{"pages":0,"items":0,"errors":0,"pages_per_second":0},"live":[]}\n',
     );
     // What was seen before can be pushed again.
     assertPrinted(await runCli(["queue", "push", redis.url, "Books", book(1)]), "pushed 1, skipped 0 (already seen)\n");
