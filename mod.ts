@@ -47,6 +47,7 @@ export { type SettingKey, SETTINGS, type SettingValues, TABLE } from "./src/sett
 export type { SettingDefinition, SettingType } from "./src/settings/types.ts";
 export { checkSettings, resolveCrawlSettings, type SettingsSources } from "./src/settings/check.ts";
 export { BUILTIN_PROFILES } from "./src/settings/profiles.ts";
+export type { CoverageRule, InvalidItemAction, Monitors } from "./src/settings/monitor_rules.ts";
 export {
   type AnsweredResponse,
   BlockedError,
@@ -62,6 +63,8 @@ export { Crawl, type CrawlOptions } from "./src/engine/crawl.ts";
 export type { SpiderSource } from "./src/engine/worker_pool.ts";
 export type { ItemSink } from "./src/engine/items.ts";
 export type { Stats, StatsRecord } from "./src/engine/stats.ts";
+export type { MonitorFailure, MonitorReport } from "./src/engine/monitors.ts";
+export type { ItemSchema } from "./src/engine/item_schema.ts";
 export type { Frontier, FrontierStats, FrontierStatus, Lease, LeaseOptions } from "./src/queue/frontier.ts";
 export type { CrawlTotals, LiveProcess, ProcessTotals } from "./src/queue/frontier.ts";
 export { MemoryFrontier } from "./src/queue/memory.ts";

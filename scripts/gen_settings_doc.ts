@@ -53,6 +53,7 @@ const TYPE_NAMES: Readonly<Record<SettingType, string>> = {
   ints: "list of whole numbers",
   headers: "JSON object of header names to values",
   "auth-map": "HOST=USER:PASSWORD list, or a JSON object",
+  object: "JSON object",
 };
 
 /** A value of the row's type that differs from its default, to ask the start-of-crawl checks about. */
@@ -74,6 +75,8 @@ function sampleValue(row: SettingDefinition): unknown {
       return { "x-sample": "1" };
     case "auth-map":
       return { "example.com": { user: "u", password: "p" } };
+    case "object":
+      return {};
   }
 }
 
@@ -197,6 +200,7 @@ name. Durations are in seconds.
 - true or false: \`true\`, \`false\`, \`1\`, \`0\`, \`yes\`, \`no\`, \`on\` or \`off\`, in any case;
 - lists: comma-separated (\`-s retry_http_codes=500,503\`) or a JSON array (\`-s 'proxies=["http://p1:8080"]'\`);
 - headers: a JSON object (\`-s 'default_headers={"accept-language": "fr"}'\`);
+- \`monitors\`: a JSON object (\`-s 'monitors={"min_items": 100}'\`);
 - \`http_auth\`: \`HOST=USER:PASSWORD\` entries separated by commas, or a JSON object of \`{ "user", "password" }\`;
 - settings that may be null: \`null\`, \`none\` or an empty value (\`-s max_depth=null\`).
 

@@ -1,7 +1,7 @@
 /**
  * `netweir crawl FILE`: load the spider, apply its `-a` arguments, assemble the crawl (src/engine/assemble.ts, as
  * runSpider does), run it, and turn the outcome into an exit status: 1 when nothing at all could be fetched
- * (nothing_fetched.ts). SIGINT or SIGTERM stops it cleanly; a second one stops it at once.
+ * (nothing_fetched.ts), 1 when a monitor failed (one line for each, docs/monitors.md). SIGINT or SIGTERM stops it cleanly; a second one stops it at once.
  */
 import { assembleCrawl } from "../engine/assemble.ts";
 import { SIGNAL_EXIT, stopOnSignals } from "../engine/signal_stop.ts";
@@ -11,6 +11,7 @@ import { createSpider, loadSpiders, pickSpider } from "../load/spiders.ts";
 import { applySpiderArgs } from "../spider/spider_args.ts";
 import { CommandError } from "./errors.ts";
 import { nothingFetched } from "./nothing_fetched.ts";
+import { runtime } from "../runtime/mod.ts";
 
 /** Runs `netweir crawl` with its parsed options; resolves with the exit status. */
 export async function runCrawlCommand(options: CrawlCommandOptions): Promise<number> {
@@ -38,8 +39,11 @@ export async function runCrawlCommand(options: CrawlCommandOptions): Promise<num
     const nothing = signals.signalled ? undefined : nothingFetched(stats);
     if (nothing) throw new CommandError(nothing);
     for (const path of feeds.paths) log.info(`items written to ${path}`);
+    if (signals.signalled) return SIGNAL_EXIT[signals.signalled];
+    const failed = crawl.stats.monitors?.failed ?? [];
+    for (const { monitor, message } of failed) runtime.writeStderr(`netweir: monitor ${monitor} failed: ${message}\n`);
+    return failed.length > 0 ? 1 : 0;
   } finally {
     signals.remove();
   }
-  return signals.signalled ? SIGNAL_EXIT[signals.signalled] : 0;
 }

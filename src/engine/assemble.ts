@@ -70,6 +70,11 @@ export async function assembleCrawl(spider: Spider, options: AssemblyOptions): P
   const log = crawlLogger(settings);
   for (const warning of spiderStartWarnings(spider)) log.warning(warning);
   await checkCrawlPaths(settings, targets);
+  // A schema ajv refuses is the user's mistake, told before the queue is opened or a feed file truncated.
+  const schema = settings.monitors?.schema;
+  const itemSchema = schema === undefined
+    ? undefined
+    : await (await import("./item_schema.ts")).compileItemSchema(schema);
   const frontier = await openFrontier(spider, settings, log);
   let feeds: FeedSet;
   try {
@@ -87,6 +92,7 @@ export async function assembleCrawl(spider: Spider, options: AssemblyOptions): P
     frontier,
     spiderSource: options.spiderSource,
     ownsProcess: options.ownsProcess,
+    itemSchema,
   });
   return { crawl, feeds, log, settings };
 }

@@ -28,6 +28,9 @@ import { checkRedirect } from "./page_flow.ts";
 import { retryNotBefore, retryRequest } from "../fetch/retry.ts";
 import { inPage } from "./page_scope.ts";
 import { containUncaught } from "./uncaught.ts";
+import { ItemMonitor } from "./item_monitor.ts";
+import type { ItemSchema } from "./item_schema.ts";
+import { judgeMonitors } from "./monitors.ts";
 
 /** What a {@link Crawl} runs with besides its spider. */
 export interface CrawlOptions {
@@ -49,6 +52,8 @@ export interface CrawlOptions {
    * errors raised for one of its pages are, and the rest are left to the program (src/engine/uncaught.ts).
    */
   ownsProcess?: boolean;
+  /** The `monitors` setting's schema, compiled already (assembleCrawl does, before any file is opened). */
+  itemSchema?: ItemSchema;
 }
 
 /** How often an idle process asks the frontier whether the crawl is over. */
@@ -148,6 +153,8 @@ export class Crawl {
   readonly #parts: CrawlPart[];
   /** The parts opened so far, closed in reverse order at the end. */
   readonly #opened: CrawlPart[] = [];
+  /** What the item monitors see of each item; only when the `monitors` setting is set. */
+  readonly #itemMonitor: ItemMonitor | undefined;
   #wake: () => void = () => {};
 
   /** A crawl of `spider`; nothing is fetched until `run()`. */
@@ -174,6 +181,8 @@ export class Crawl {
     });
     const saved = this.#frontier.savedStats?.();
     if (saved) this.stats.carryOn(saved);
+    const monitors = this.settings.monitors;
+    this.#itemMonitor = monitors ? new ItemMonitor(monitors, this.stats, this.#log, options.itemSchema) : undefined;
     const downloader = new Downloader(this.settings, this.#log);
     const http = new HttpFetcher(() => ctx);
     const ctx: CrawlContext = this.#ctx = {
@@ -199,7 +208,7 @@ export class Crawl {
         : undefined,
       slots: new Slots(this.settings),
       admission: new Admission(this.settings, spider.allowedDomains),
-      pipelines: new PipelineChain(spider, this.stats, this.#log),
+      pipelines: new PipelineChain(spider, this.stats, this.#log, this.#itemMonitor),
       sink: options.sink ?? discard,
       signal: this.#abort.signal,
     };
@@ -231,6 +240,7 @@ export class Crawl {
       stats: this.stats,
     });
     try {
+      await this.#itemMonitor?.open();
       for (const part of this.#parts) {
         await part.open();
         this.#opened.push(part);
@@ -540,6 +550,9 @@ export class Crawl {
     this.#ctx.downloader.close();
     this.stats.finishReason = this.#stopReason;
     this.stats.finishTime = new Date();
+    // Judged last, on the stats as they end (the stats file written at the end holds the verdict too).
+    const monitors = this.settings.monitors;
+    if (monitors) this.stats.monitors = judgeMonitors(monitors, this.statsRecord());
   }
 }
 

@@ -4,6 +4,7 @@ import type { Spider } from "../spider/spider.ts";
 import type { Item, Logger } from "../spider/types.ts";
 import type { Stats } from "./stats.ts";
 import { ItemRefusal, normaliseItem } from "./item_check.ts";
+import type { ItemMonitor } from "./item_monitor.ts";
 
 /** Where items end up: the feed files, or anything else with the same two methods. */
 export interface ItemSink {
@@ -19,12 +20,15 @@ export class PipelineChain {
   readonly #spider: Spider;
   readonly #stats: Stats;
   readonly #log: Logger;
+  readonly #monitor: ItemMonitor | undefined;
 
-  constructor(spider: Spider, stats: Stats, log: Logger) {
+  /** `monitor` sees each item last, after the pipelines (the item monitors: schema and coverage). */
+  constructor(spider: Spider, stats: Stats, log: Logger, monitor?: ItemMonitor) {
     this.#spider = spider;
     this.#pipelines = spider.pipelines;
     this.#stats = stats;
     this.#log = log;
+    this.#monitor = monitor;
   }
 
   async open(): Promise<void> {
@@ -57,6 +61,10 @@ export class PipelineChain {
       }
       // Pipelines may add values of their own (in place, too): what they hand on passes the same rule.
       if (item !== undefined && this.#pipelines.length > 0) item = this.#checked(item, url, " after the pipelines");
+      if (item !== undefined && this.#monitor && !this.#monitor.keep(item, url)) {
+        this.#drop("schema");
+        item = undefined;
+      }
       if (item !== undefined) kept.push(item);
     }
     return kept;

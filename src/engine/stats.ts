@@ -2,6 +2,7 @@
  * A crawl's stats (C14): counters, per-status and per-drop-reason tallies, start and finish time and the finish
  * reason. Keys are snake_case, as the stats file and the job server show them.
  */
+import type { MonitorReport } from "./monitors.ts";
 
 /** A crawl's stats as JSON: what `runSpider` returns, the stats file holds and the job server shows. */
 export type StatsRecord = Record<string, unknown>;
@@ -17,6 +18,8 @@ export class Stats {
   finishTime: Date | null = null;
   /** Why it finished (`finished`, `shutdown`, `max_items`, ...); null while it runs. */
   finishReason: string | null = null;
+  /** The verdict on the crawl's monitors, set at its end when it has any (src/engine/monitors.ts). */
+  monitors: MonitorReport | null = null;
 
   /**
    * Starts from the counters of a record a previous run of the same crawl left (a checkpoint): counters, statuses
@@ -92,6 +95,7 @@ export class Stats {
     }
     record.status = Object.fromEntries([...this.#statuses].sort(([a], [b]) => a - b).map(([k, v]) => [String(k), v]));
     record.dropped = Object.fromEntries([...dropped].sort());
+    if (this.monitors !== null) record.monitors = this.monitors;
     return record;
   }
 }

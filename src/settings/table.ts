@@ -4,6 +4,7 @@
  */
 import { VERSION } from "../version.ts";
 import type { SettingDefinition, SettingType } from "./types.ts";
+import { type Monitors, monitorsProblem } from "./monitor_rules.ts";
 
 type Omitted = "key";
 function setting<T>(row: Omit<SettingDefinition<T>, Omitted>): Omit<SettingDefinition<T>, Omitted> {
@@ -243,6 +244,16 @@ export const TABLE = {
     default: null,
     check: atLeast(1),
     doc: "Requests taken for one host, at most; the rest are dropped",
+  }),
+  // Item-quality monitors, judged at the crawl's end (docs/monitors.md)
+  monitors: setting<Monitors | null>({
+    cli: "monitors",
+    type: "object",
+    nullable: true,
+    default: null,
+    check: monitorsProblem,
+    doc: "Rules the crawl's items must meet (min_items, max_error_rate, max_dropped, coverage, schema); " +
+      "netweir crawl exits 1 when one fails",
   }),
   // Profiles (C17)
   profile: setting<string | null>({

@@ -111,8 +111,8 @@ function describe(count: ContractCount): string {
   return max === Infinity ? `at least ${min}` : `${min} to ${max}`;
 }
 
-/** A value that counts as missing for `fields`. */
-function missing(value: unknown): boolean {
+/** A value that counts as missing for `fields` (and for the coverage monitor, src/engine/item_monitor.ts). */
+export function missing(value: unknown): boolean {
   return value === undefined || value === null || value === "";
 }
 

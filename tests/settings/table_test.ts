@@ -3,7 +3,7 @@ import { validateSetting } from "../../src/settings/coerce.ts";
 import { DEFAULT_USER_AGENT, findSetting, nearestSetting, SETTINGS } from "../../src/settings/table.ts";
 import { VERSION } from "../../src/version.ts";
 
-const TYPES = new Set(["int", "float", "bool", "string", "strings", "ints", "headers", "auth-map"]);
+const TYPES = new Set(["int", "float", "bool", "string", "strings", "ints", "headers", "auth-map", "object"]);
 
 function snakeCase(key: string): string {
   return key.replace(/[A-Z]/g, (letter) => "_" + letter.toLowerCase());
