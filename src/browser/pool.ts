@@ -122,12 +122,26 @@ function targetIdOf(page: Page): string {
   return (page.target() as unknown as { _targetId: string })._targetId;
 }
 
+/**
+ * Chromium's names for the SOCKS schemes: its socks5 always lets the proxy resolve names (socks5h's meaning); its
+ * socks4 sends addresses it resolved itself, which a SOCKS4a proxy takes as well.
+ */
+const CHROMIUM_SCHEMES: Record<string, string> = { "socks5:": "socks5:", "socks5h:": "socks5:", "socks4a:": "socks4:" };
+
 /** Parses a proxy URL into what Chromium's context takes. */
 export function tabProxy(url: string): TabProxy {
   const parsed = new URL(url);
+  const socks = CHROMIUM_SCHEMES[parsed.protocol];
+  if (socks !== undefined && (parsed.username || parsed.password)) {
+    // Chromium has no way to log in to a SOCKS proxy (it never asks, and CDP's auth challenge is for HTTP only).
+    throw new TypeError(
+      `Chromium cannot log in to a SOCKS proxy (${parsed.protocol}//${parsed.username}@${parsed.host}): rendered ` +
+        "pages need a SOCKS proxy without a login, or an http:// proxy",
+    );
+  }
   return {
     url,
-    server: `${parsed.protocol}//${parsed.host}`,
+    server: `${socks ?? parsed.protocol}//${parsed.host}`,
     username: parsed.username ? decodeURIComponent(parsed.username) : undefined,
     password: parsed.password ? decodeURIComponent(parsed.password) : undefined,
   };

@@ -152,8 +152,10 @@ export const TABLE = {
     cli: "proxies",
     type: "strings",
     default: [],
-    check: (list) => list.find((p) => !/^https?:\/\//.test(p)) && "must be http:// or https:// URLs",
-    doc: "Proxy URLs to send requests through",
+    check: (list) =>
+      list.find((p) => !/^(https?|socks5h?|socks4a):\/\//.test(p)) &&
+      "must be http://, https://, socks5://, socks5h:// or socks4a:// URLs",
+    doc: "Proxy URLs to send requests through (http, https, socks5, socks5h, socks4a; user:password@ for a login)",
   }),
   proxyRotation: setting<string | null>({
     cli: "proxy_rotation",
