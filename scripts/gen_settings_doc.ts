@@ -53,6 +53,7 @@ const TYPE_NAMES: Readonly<Record<SettingType, string>> = {
   ints: "list of whole numbers",
   headers: "JSON object of header names to values",
   "auth-map": "HOST=USER:PASSWORD list, or a JSON object",
+  hosts: "JSON object of host patterns to settings",
 };
 
 /** A value of the row's type that differs from its default, to ask the start-of-crawl checks about. */
@@ -74,6 +75,8 @@ function sampleValue(row: SettingDefinition): unknown {
       return { "x-sample": "1" };
     case "auth-map":
       return { "example.com": { user: "u", password: "p" } };
+    case "hosts":
+      return { "example.com": { perDomain: 1 } };
   }
 }
 

@@ -347,7 +347,7 @@ export class Crawl {
    * whichever site's links came first in the queue).
    */
   readonly #hostHasEnough = (host: string): boolean =>
-    (this.#waiting.get(host)?.length ?? 0) >= this.settings.perDomain;
+    (this.#waiting.get(host)?.length ?? 0) >= this.#ctx.slots.perDomain(host);
 
   /**
    * Finishes a page without holding its slot until the frontier answers. With a shared queue the answer is a

@@ -44,6 +44,8 @@ export function parseSettingText(row: SettingDefinition, text: string): unknown 
       return parseJson(row, trimmed);
     case "auth-map":
       return trimmed.startsWith("{") ? parseJson(row, trimmed) : parseAuthMap(row, trimmed);
+    case "hosts":
+      return parseJson(row, trimmed);
   }
 }
 
@@ -106,6 +108,9 @@ export function validateSetting(row: SettingDefinition, value: unknown): unknown
         !isRecord(value) ||
         Object.values(value).some((v) => !isRecord(v) || typeof v.user !== "string" || typeof v.password !== "string")
       ) fail(row, `must map host names to { user, password }`);
+      break;
+    case "hosts":
+      if (!isRecord(value)) fail(row, `must be an object of host patterns to settings`);
       break;
   }
   if (row.choices && !row.choices.includes(value as string)) {

@@ -9,7 +9,8 @@ export type SettingType =
   | "strings"
   | "ints"
   | "headers"
-  | "auth-map";
+  | "auth-map"
+  | "hosts";
 
 /** One row of the settings table. */
 export interface SettingDefinition<T = unknown> {
