@@ -114,7 +114,6 @@ export class BrowserFetcher {
       seconds = timeoutFor(request, settings);
       // Chosen once for the whole page, so every document of it goes the same way as its sub-resources.
       proxy = downloader.proxyFor(request);
-      if (proxy) tabProxy(proxy); // A proxy Chromium cannot use fails the request here, once, in its own words.
     } catch (error) {
       throw new FetchError("invalid", (error as Error).message, { cause: error });
     }

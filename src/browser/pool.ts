@@ -12,6 +12,7 @@
 import type { Browser, BrowserContext, CDPSession, Page, Protocol } from "puppeteer-core";
 import type { Logger } from "../spider/types.ts";
 import { type Chromium, launchChromium } from "./chromium.ts";
+import { type SocksRelay, startSocksRelay } from "../runtime/socks_relay.ts";
 
 /** How long a tab waits unused before its page is replaced by about:blank. */
 const IDLE_BLANK_MS = 1000;
@@ -87,6 +88,8 @@ export interface TabProxy {
   /** The proxy URL as given (the key tabs are grouped by). */
   url: string;
   server: string;
+  /** A SOCKS proxy with a login, which Chromium reaches through a relay that logs in for it. */
+  socksLogin?: URL;
   username?: string;
   password?: string;
 }
@@ -133,11 +136,8 @@ export function tabProxy(url: string): TabProxy {
   const parsed = new URL(url);
   const socks = CHROMIUM_SCHEMES[parsed.protocol];
   if (socks !== undefined && (parsed.username || parsed.password)) {
-    // Chromium has no way to log in to a SOCKS proxy (it never asks, and CDP's auth challenge is for HTTP only).
-    throw new TypeError(
-      `Chromium cannot log in to a SOCKS proxy (${parsed.protocol}//${parsed.username}@${parsed.host}): rendered ` +
-        "pages need a SOCKS proxy without a login, or an http:// proxy",
-    );
+    // Chromium cannot log in to a SOCKS proxy: a relay on 127.0.0.1 logs in for it (src/runtime/socks_relay.ts).
+    return { url, server: "", socksLogin: new URL(url) };
   }
   return {
     url,
@@ -152,6 +152,7 @@ export class TabPool {
   #chromium: Promise<Chromium> | undefined;
   #generation = 0;
   readonly #contexts = new Map<string, Promise<BrowserContext>>();
+  readonly #relays = new Map<string, Promise<SocksRelay>>();
   readonly #idle: Tab[] = [];
   /** Open tabs by their page's target id: whose page opened a popup. */
   readonly #byTarget = new Map<string, Tab>();
@@ -237,6 +238,8 @@ export class TabPool {
     for (const tab of this.#idle.splice(0)) clearTimeout(tab.idleTimer);
     this.#byTarget.clear();
     await chromium?.close();
+    for (const relay of this.#relays.values()) await relay.then((running) => running.close(), () => {});
+    this.#relays.clear();
   }
 
   async #slot(signal?: AbortSignal): Promise<void> {
@@ -308,12 +311,22 @@ export class TabPool {
     return starting;
   }
 
+  /** The relay to a SOCKS proxy with a login, started on first use and kept until the pool closes. */
+  #relay(key: string, proxy: URL): Promise<string> {
+    let relay = this.#relays.get(key);
+    if (!relay) this.#relays.set(key, relay = startSocksRelay(proxy));
+    return relay.then((running) => running.url);
+  }
+
   #context(browser: Browser, proxy: TabProxy | undefined): Promise<BrowserContext> {
     if (!proxy) return Promise.resolve(browser.defaultBrowserContext());
     let context = this.#contexts.get(proxy.url);
     if (!context) {
       // Chromium never proxies loopback unless told to: "<-loopback>" takes it off the bypass list.
-      context = browser.createBrowserContext({ proxyServer: proxy.server, proxyBypassList: ["<-loopback>"] });
+      const server = proxy.socksLogin ? this.#relay(proxy.url, proxy.socksLogin) : Promise.resolve(proxy.server);
+      context = server.then((proxyServer) =>
+        browser.createBrowserContext({ proxyServer, proxyBypassList: ["<-loopback>"] })
+      );
       this.#contexts.set(proxy.url, context);
       context.catch(() => this.#contexts.delete(proxy.url));
     }

@@ -76,7 +76,7 @@ export function nodeSocksDialer(proxy: URL): (url: URL) => Promise<WireSocket> {
 }
 
 /** {@link pull} over a socket's "data" events. */
-function pullByEvents(socket: Socket): Pulled {
+export function pullByEvents(socket: Socket): Pulled {
   const pulled = pull(socket);
   socket.on("data", (chunk: Uint8Array) => {
     if (!pulled.onRead(chunk.byteLength, chunk)) socket.pause();
@@ -95,7 +95,7 @@ function serverName(host: string): string | undefined {
   return /^[\d.]+$|:/.test(host) ? undefined : host;
 }
 
-interface Pulled {
+export interface Pulled {
   /** Bytes the socket read: into the waiting read first, the rest queued. False pauses the socket. */
   onRead(count: number, bytes: Uint8Array): boolean;
   /** The socket as a WireSocket, once it has connected (`event`), or its error. */
