@@ -18,6 +18,7 @@ import { type ItemSink, PipelineChain } from "./items.ts";
 import { countedLimitReached } from "./limits.ts";
 import { type Pending, processPending } from "./page_flow.ts";
 import { Slots } from "./slots.ts";
+import { hostRenders } from "../settings/by_host.ts";
 import { Stats, type StatsRecord } from "./stats.ts";
 import { startWatchers } from "./watchers.ts";
 import { type ClosableFetcher, Fetchers } from "./fetchers.ts";
@@ -178,7 +179,7 @@ export class Crawl {
       frontier: this.#frontier,
       finish: (lease, yielded) => this.#finishLater(lease, yielded),
       downloader,
-      fetchers: new Fetchers(http, () => openBrowser(ctx, http)),
+      fetchers: new Fetchers(http, () => openBrowser(ctx, http), hostRenders(this.settings.hosts)),
       cache: undefined,
       deltafetch: undefined,
       archives: undefined,

@@ -12,3 +12,9 @@ export function settingsByHost<T extends object>(
 ): (host: string) => T {
   return hostSettings(base, hosts, ROWS);
 }
+
+/** Whether a host's `hosts` entry says to render all its requests. */
+export function hostRenders(hosts: Record<string, Record<string, unknown>> | undefined): (host: string) => boolean {
+  const of = settingsByHost<{ render?: unknown }>({}, hosts);
+  return (host) => of(host).render === true;
+}

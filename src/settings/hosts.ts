@@ -21,7 +21,10 @@ export const HOST_KEYS = [
   "timeout",
 ] as const;
 
-export type HostKey = typeof HOST_KEYS[number];
+/** Keys that are no crawl setting of their own: `render` sends every request to the host through the browser. */
+const OWN_KEYS = ["render"] as const;
+
+export type HostKey = typeof HOST_KEYS[number] | typeof OWN_KEYS[number];
 
 /** One host's entry, normalised to TypeScript names. */
 export type HostEntry = Partial<Record<HostKey, unknown>>;
@@ -38,7 +41,8 @@ const PATTERN = /^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z
  * with a pattern or a key (the caller names the setting).
  */
 export function normaliseHosts(value: Record<string, unknown>, rows: Record<string, SettingDefinition>): HostsSetting {
-  const byCli = new Map(HOST_KEYS.map((key) => [rows[key].cli, key]));
+  const byCli = new Map<string, HostKey>(HOST_KEYS.map((key) => [rows[key].cli, key]));
+  const known = [...HOST_KEYS.map((key) => rows[key].cli), ...OWN_KEYS];
   const out: HostsSetting = {};
   for (const [pattern, entry] of Object.entries(value)) {
     const name = pattern.trim().toLowerCase().replace(/\.$/, "");
@@ -50,11 +54,14 @@ export function normaliseHosts(value: Record<string, unknown>, rows: Record<stri
     }
     const normal: HostEntry = {};
     for (const [given, setting] of Object.entries(entry)) {
-      const key = (HOST_KEYS as readonly string[]).includes(given) ? given as HostKey : byCli.get(given);
+      const key = [...HOST_KEYS, ...OWN_KEYS].includes(given as HostKey) ? given as HostKey : byCli.get(given);
       if (key === undefined) {
-        throw new TypeError(
-          `${pattern}: ${given} is not a per-host setting (those are ${HOST_KEYS.map((k) => rows[k].cli).join(", ")})`,
-        );
+        throw new TypeError(`${pattern}: ${given} is not a per-host setting (those are ${known.join(", ")})`);
+      }
+      if (key === "render") {
+        if (typeof setting !== "boolean") throw new TypeError(`${pattern}: render must be true or false`);
+        normal.render = setting;
+        continue;
       }
       try {
         normal[key] = validateSetting(rows[key], setting);

@@ -195,7 +195,7 @@ export const TABLE = {
     check: checkHosts,
     doc: 'Settings for some hosts: {"api.example.com": {"per_domain": 1}, "*.cdn.example.com": {...}}; ' +
       "the most specific pattern wins (keys: per_domain, min_delay, max_delay, autothrottle, proxies, proxy_rotation, " +
-      "default_headers, user_agent, timeout)",
+      "default_headers, user_agent, timeout, render)",
   }),
   maxBodySize: setting<number>({
     cli: "max_body_size",

@@ -26,8 +26,12 @@ Deno.test("hosts refuses a bad pattern, an unknown key and a bad value, naming t
   assert.throws(() => new Settings({ hosts: { "a b": {} } }).resolve(), /setting hosts has a bad entry: "a b" is not/);
   assert.throws(() => new Settings({ hosts: { "x.*.com": {} } }).resolve(), /not a host name or \*\.domain pattern/);
   assert.throws(
-    () => new Settings({ hosts: { "x.com": { render: true } } }).resolve(),
-    /x\.com: render is not a per-host setting \(those are per_domain, min_delay/,
+    () => new Settings({ hosts: { "x.com": { speed: 9 } } }).resolve(),
+    /x\.com: speed is not a per-host setting \(those are per_domain, min_delay.*, render\)/,
+  );
+  assert.throws(
+    () => new Settings({ hosts: { "x.com": { render: "yes" } } }).resolve(),
+    /x\.com: render must be true or false/,
   );
   assert.throws(
     () => new Settings({ hosts: { "x.com": { per_domain: 0 } } }).resolve(),
