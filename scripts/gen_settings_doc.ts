@@ -54,6 +54,7 @@ const TYPE_NAMES: Readonly<Record<SettingType, string>> = {
   headers: "JSON object of header names to values",
   "auth-map": "HOST=USER:PASSWORD list, or a JSON object",
   object: "JSON object",
+  hosts: "JSON object of host patterns to settings",
 };
 
 /** A value of the row's type that differs from its default, to ask the start-of-crawl checks about. */
@@ -77,6 +78,8 @@ function sampleValue(row: SettingDefinition): unknown {
       return { "example.com": { user: "u", password: "p" } };
     case "object":
       return {};
+    case "hosts":
+      return { "example.com": { perDomain: 1 } };
   }
 }
 

@@ -13,6 +13,7 @@ import type { Browser, BrowserContext, CDPSession, Page, Protocol } from "puppet
 import type { Logger } from "../spider/types.ts";
 import { type Chromium, launchChromium } from "./chromium.ts";
 import { TabBudget, treeMemory } from "./memory_budget.ts";
+import { type SocksRelay, startSocksRelay } from "../runtime/socks_relay.ts";
 
 /** How long a tab waits unused before its page is replaced by about:blank. */
 const IDLE_BLANK_MS = 1000;
@@ -91,6 +92,8 @@ export interface TabProxy {
   /** The proxy URL as given (the key tabs are grouped by). */
   url: string;
   server: string;
+  /** A SOCKS proxy with a login, which Chromium reaches through a relay that logs in for it. */
+  socksLogin?: URL;
   username?: string;
   password?: string;
 }
@@ -130,12 +133,23 @@ function targetIdOf(page: Page): string {
   return (page.target() as unknown as { _targetId: string })._targetId;
 }
 
+/**
+ * Chromium's names for the SOCKS schemes: its socks5 always lets the proxy resolve names (socks5h's meaning); its
+ * socks4 sends addresses it resolved itself, which a SOCKS4a proxy takes as well.
+ */
+const CHROMIUM_SCHEMES: Record<string, string> = { "socks5:": "socks5:", "socks5h:": "socks5:", "socks4a:": "socks4:" };
+
 /** Parses a proxy URL into what Chromium's context takes. */
 export function tabProxy(url: string): TabProxy {
   const parsed = new URL(url);
+  const socks = CHROMIUM_SCHEMES[parsed.protocol];
+  if (socks !== undefined && (parsed.username || parsed.password)) {
+    // Chromium cannot log in to a SOCKS proxy: a relay on 127.0.0.1 logs in for it (src/runtime/socks_relay.ts).
+    return { url, server: "", socksLogin: new URL(url) };
+  }
   return {
     url,
-    server: `${parsed.protocol}//${parsed.host}`,
+    server: `${socks ?? parsed.protocol}//${parsed.host}`,
     username: parsed.username ? decodeURIComponent(parsed.username) : undefined,
     password: parsed.password ? decodeURIComponent(parsed.password) : undefined,
   };
@@ -146,6 +160,7 @@ export class TabPool {
   #chromium: Promise<Chromium> | undefined;
   #generation = 0;
   readonly #contexts = new Map<string, Promise<BrowserContext>>();
+  readonly #relays = new Map<string, Promise<SocksRelay>>();
   readonly #idle: Tab[] = [];
   /** Open tabs by their page's target id: whose page opened a popup. */
   readonly #byTarget = new Map<string, Tab>();
@@ -241,6 +256,8 @@ export class TabPool {
     for (const tab of this.#idle.splice(0)) clearTimeout(tab.idleTimer);
     this.#byTarget.clear();
     await chromium?.close();
+    for (const relay of this.#relays.values()) await relay.then((running) => running.close(), () => {});
+    this.#relays.clear();
   }
 
   async #slot(signal?: AbortSignal): Promise<void> {
@@ -349,12 +366,22 @@ export class TabPool {
     return starting;
   }
 
+  /** The relay to a SOCKS proxy with a login, started on first use and kept until the pool closes. */
+  #relay(key: string, proxy: URL): Promise<string> {
+    let relay = this.#relays.get(key);
+    if (!relay) this.#relays.set(key, relay = startSocksRelay(proxy));
+    return relay.then((running) => running.url);
+  }
+
   #context(browser: Browser, proxy: TabProxy | undefined): Promise<BrowserContext> {
     if (!proxy) return Promise.resolve(browser.defaultBrowserContext());
     let context = this.#contexts.get(proxy.url);
     if (!context) {
       // Chromium never proxies loopback unless told to: "<-loopback>" takes it off the bypass list.
-      context = browser.createBrowserContext({ proxyServer: proxy.server, proxyBypassList: ["<-loopback>"] });
+      const server = proxy.socksLogin ? this.#relay(proxy.url, proxy.socksLogin) : Promise.resolve(proxy.server);
+      context = server.then((proxyServer) =>
+        browser.createBrowserContext({ proxyServer, proxyBypassList: ["<-loopback>"] })
+      );
       this.#contexts.set(proxy.url, context);
       context.catch(() => this.#contexts.delete(proxy.url));
     }

@@ -18,6 +18,7 @@ import { type ItemSink, PipelineChain } from "./items.ts";
 import { countedLimitReached } from "./limits.ts";
 import { type Pending, processPending } from "./page_flow.ts";
 import { Slots } from "./slots.ts";
+import { hostRenders } from "../settings/by_host.ts";
 import { Stats, type StatsRecord } from "./stats.ts";
 import { startWatchers } from "./watchers.ts";
 import { type ClosableFetcher, Fetchers } from "./fetchers.ts";
@@ -193,7 +194,7 @@ export class Crawl {
       frontier: this.#frontier,
       finish: (lease, yielded) => this.#finishLater(lease, yielded),
       downloader,
-      fetchers: new Fetchers(http, () => openBrowser(ctx, http)),
+      fetchers: new Fetchers(http, () => openBrowser(ctx, http), hostRenders(this.settings.hosts)),
       cache: undefined,
       deltafetch: undefined,
       archives: undefined,
@@ -363,7 +364,7 @@ export class Crawl {
    * whichever site's links came first in the queue).
    */
   readonly #hostHasEnough = (host: string): boolean =>
-    (this.#waiting.get(host)?.length ?? 0) >= this.settings.perDomain;
+    (this.#waiting.get(host)?.length ?? 0) >= this.#ctx.slots.perDomain(host);
 
   /**
    * Finishes a page without holding its slot until the frontier answers. With a shared queue the answer is a

@@ -26,17 +26,20 @@ export type BrowserFactory = () => Promise<ClosableFetcher>;
 export class Fetchers {
   readonly #http: Fetcher;
   readonly #makeBrowser: BrowserFactory;
+  /** Whether a host's requests all render (its `hosts` entry's `render`). */
+  readonly #hostRenders: (host: string) => boolean;
   #browser: Promise<ClosableFetcher> | undefined;
   #closed = false;
 
-  constructor(http: Fetcher, makeBrowser: BrowserFactory) {
+  constructor(http: Fetcher, makeBrowser: BrowserFactory, hostRenders: (host: string) => boolean = () => false) {
     this.#http = http;
     this.#makeBrowser = makeBrowser;
+    this.#hostRenders = hostRenders;
   }
 
   /** The fetcher for a request. A browser that cannot be started fails each rendered request with why. */
   async fetcherFor(request: Request): Promise<Fetcher> {
-    if (!rendersIn(request)) return this.#http;
+    if (!rendersIn(request) && !this.#hostRenders(request.host)) return this.#http;
     // A page still on its way when the crawl closed (one whose callback outlived the stop's grace period) must not
     // start a browser after close() looked for one: it would outlive the crawl.
     if (this.#closed && this.#browser === undefined) {

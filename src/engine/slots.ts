@@ -10,7 +10,11 @@
  * it from its first request on), and autothrottle's learned delay, kept for the 10,000 hosts idle most recently.
  * So a crawl over 100,000 hosts keeps slots for the hosts it is working on, not for every host it has seen. Scrapy
  * drops a slot, learned delay and all, 60 s after its last use; here the learned delay outlives the slot.
+ *
+ * A host with an entry in the `hosts` setting has its own perDomain, delays and autothrottle (src/settings/hosts.ts),
+ * looked up once when its slot is made, so a crawl without `hosts` pays nothing per request.
  */
+import { settingsByHost } from "../settings/by_host.ts";
 
 export interface SlotSettings {
   perDomain: number;
@@ -18,9 +22,13 @@ export interface SlotSettings {
   maxDelay: number;
   autothrottle: boolean;
   autothrottleTarget: number;
+  /** Per-host settings (the `hosts` setting): a host's own perDomain, delays and autothrottle. */
+  hosts?: Record<string, Record<string, unknown>>;
 }
 
 class Slot {
+  /** The crawl's settings with the host's own over them, looked up once, when the slot is made. */
+  readonly settings: SlotSettings;
   active = 0;
   /** Seconds between two starts. */
   delay: number;
@@ -33,7 +41,8 @@ class Slot {
   notBefore = 0;
   /** robots.txt Crawl-delay, a floor on the delay. */
   floor = 0;
-  constructor(delay: number, floor: number) {
+  constructor(settings: SlotSettings, delay: number, floor: number) {
+    this.settings = settings;
     this.delay = delay;
     this.floor = floor;
   }
@@ -46,7 +55,8 @@ const SWEEP_MS = 1000;
 
 export class Slots {
   readonly #slots = new Map<string, Slot>();
-  readonly #settings: SlotSettings;
+  /** The settings for a host: the crawl's, or its `hosts` entry over them. */
+  readonly #settingsOf: (host: string) => SlotSettings;
   readonly #clock: () => number;
   /** Crawl-delay of every host that has one, slot or not. */
   readonly #floors = new Map<string, number>();
@@ -58,7 +68,7 @@ export class Slots {
 
   /** `clock` gives epoch ms (tests pass their own). */
   constructor(settings: SlotSettings, clock: () => number = Date.now) {
-    this.#settings = settings;
+    this.#settingsOf = settingsByHost(settings, settings.hosts);
     this.#clock = clock;
   }
 
@@ -68,7 +78,8 @@ export class Slots {
       const floor = this.#floors.get(host) ?? 0;
       const learned = this.#learned.get(host);
       if (learned !== undefined) this.#learned.delete(host);
-      slot = new Slot(learned ?? Math.max(this.#settings.minDelay, floor), floor);
+      const settings = this.#settingsOf(host);
+      slot = new Slot(settings, learned ?? Math.max(settings.minDelay, floor), floor);
       this.#slots.set(host, slot);
     }
     return slot;
@@ -92,7 +103,7 @@ export class Slots {
       if (now < slot.lastStart + slot.delay * 1000 || now < slot.notBefore) continue;
       this.#idle.delete(host);
       this.#slots.delete(host);
-      if (slot.delay !== Math.max(this.#settings.minDelay, slot.floor)) this.#remember(host, slot.delay);
+      if (slot.delay !== Math.max(slot.settings.minDelay, slot.floor)) this.#remember(host, slot.delay);
     }
   }
 
@@ -106,7 +117,7 @@ export class Slots {
     const slot = this.#slots.get(host);
     // No slot: nothing in flight and no wait left (a slot goes only then).
     if (slot === undefined) return -Infinity;
-    if (slot.active >= this.#settings.perDomain) return Infinity;
+    if (slot.active >= slot.settings.perDomain) return Infinity;
     return Math.max(slot.lastStart + slot.delay * 1000, slot.notBefore);
   }
 
@@ -125,7 +136,7 @@ export class Slots {
   ): void {
     const slot = this.#slot(host);
     slot.active = Math.max(0, slot.active - 1);
-    const { minDelay, maxDelay, autothrottle, autothrottleTarget } = this.#settings;
+    const { minDelay, maxDelay, autothrottle, autothrottleTarget } = slot.settings;
     const low = Math.max(minDelay, slot.floor);
     if (autothrottle) {
       const target = outcome.latency / autothrottleTarget;
@@ -146,7 +157,7 @@ export class Slots {
   /** Sets robots.txt's Crawl-delay for a host: the delay never goes below it. */
   setFloor(host: string, seconds: number): void {
     const slot = this.#slot(host);
-    slot.floor = Math.min(seconds, Math.max(this.#settings.maxDelay, this.#settings.minDelay));
+    slot.floor = Math.min(seconds, Math.max(slot.settings.maxDelay, slot.settings.minDelay));
     slot.delay = Math.max(slot.delay, slot.floor);
     if (slot.floor > 0) this.#floors.set(host, slot.floor);
     else this.#floors.delete(host);
@@ -163,7 +174,12 @@ export class Slots {
   delay(host: string): number {
     const slot = this.#slots.get(host);
     if (slot) return slot.delay;
-    return this.#learned.get(host) ?? Math.max(this.#settings.minDelay, this.#floors.get(host) ?? 0);
+    return this.#learned.get(host) ?? Math.max(this.#settingsOf(host).minDelay, this.#floors.get(host) ?? 0);
+  }
+
+  /** How many requests to a host may be in flight at once: per_domain, or its `hosts` entry's. */
+  perDomain(host: string): number {
+    return (this.#slots.get(host)?.settings ?? this.#settingsOf(host)).perDomain;
   }
 
   /** How many requests to a host are in flight. */

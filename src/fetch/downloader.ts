@@ -22,6 +22,7 @@ import { Deadlines } from "./deadlines.ts";
 import { ProxyRotation } from "./proxy_rotation.ts";
 import type { FetchedResponse, RedirectHop } from "../spider/response.ts";
 import { HeaderList } from "../runtime/header_list.ts";
+import { settingsByHost } from "../settings/by_host.ts";
 
 /** Options for one {@link Downloader.fetch}. */
 export interface FetchOptions {
@@ -57,18 +58,20 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const BODY_HEADERS = ["content-type", "content-length", "content-encoding", "transfer-encoding"];
 
 /** The settings the downloader reads. */
-export type DownloaderSettings = Pick<
-  SettingValues,
-  | "timeout"
-  | "maxRedirects"
-  | "cookies"
-  | "httpAuth"
-  | "proxies"
-  | "proxyRotation"
-  | "userAgent"
-  | "defaultHeaders"
-  | "maxBodySize"
->;
+export type DownloaderSettings =
+  & Pick<
+    SettingValues,
+    | "timeout"
+    | "maxRedirects"
+    | "cookies"
+    | "httpAuth"
+    | "proxies"
+    | "proxyRotation"
+    | "userAgent"
+    | "defaultHeaders"
+    | "maxBodySize"
+  >
+  & { hosts?: SettingValues["hosts"] };
 
 /** Fetches requests the way the crawl's settings say: headers, redirects, timeouts, size limit, cookies, auth, proxies. */
 export class Downloader {
@@ -76,7 +79,10 @@ export class Downloader {
   readonly #log: Logger;
   readonly #jar: CookieJar | undefined;
   readonly #cookieStore = new CrawlCookieStore();
-  readonly #rotation: ProxyRotation;
+  /** The settings for a host: the crawl's, or its `hosts` entry over them (src/settings/hosts.ts). */
+  readonly #settingsOf: (host: string) => DownloaderSettings;
+  /** A proxy rotation for the crawl's proxies, and one for each `hosts` entry's (made on first use). */
+  readonly #rotations = new Map<DownloaderSettings, ProxyRotation>();
   /** One client (connection pool) per proxy, created on first use, the least recently used idle ones closed. */
   readonly #clients = new ClientPool();
   readonly #proxyUsed = new WeakMap<FetchedResponse, string>();
@@ -88,7 +94,8 @@ export class Downloader {
     this.#settings = settings;
     this.#log = log;
     this.#jar = settings.cookies ? new CookieJar(this.#cookieStore) : undefined;
-    this.#rotation = new ProxyRotation(settings.proxies, settings.proxyRotation);
+    this.#settingsOf = settingsByHost(settings, settings.hosts);
+    this.#rotations.set(settings, new ProxyRotation(settings.proxies, settings.proxyRotation));
   }
 
   /** This downloader's cookie jar (undefined when the `cookies` setting is off), e.g. for a browser to share. */
@@ -110,7 +117,17 @@ export class Downloader {
       }
       return proxy;
     }
-    return this.#rotation.choose(request.host);
+    return this.#rotationFor(request.host).choose(request.host);
+  }
+
+  #rotationFor(host: string): ProxyRotation {
+    const settings = this.#settingsOf(host);
+    let rotation = this.#rotations.get(settings);
+    if (rotation === undefined) {
+      rotation = new ProxyRotation(settings.proxies, settings.proxyRotation);
+      this.#rotations.set(settings, rotation);
+    }
+    return rotation;
   }
 
   /**
@@ -118,7 +135,7 @@ export class Downloader {
    * in the retry's meta `proxy`); undefined when none is left. Per domain, the host keeps the new proxy from then on.
    */
   nextProxy(request: Request, exclude: string | Iterable<string> = []): string | undefined {
-    return this.#rotation.next(request.host, typeof exclude === "string" ? [exclude] : exclude);
+    return this.#rotationFor(request.host).next(request.host, typeof exclude === "string" ? [exclude] : exclude);
   }
 
   /** The proxy a response came through, or undefined when it came directly (or not from this downloader). */
@@ -137,7 +154,7 @@ export class Downloader {
     if (signal?.aborted) throw new FetchError("aborted", `fetch of ${request.url} aborted`, { cause: signal.reason });
     let seconds: number, limit: number, proxy: string | undefined;
     try {
-      seconds = timeoutFor(request, this.#settings);
+      seconds = timeoutFor(request, this.#settingsOf(request.host));
       limit = bodyLimitFor(request, this.#settings);
       proxy = this.proxyFor(request);
     } catch (error) {
@@ -281,8 +298,10 @@ export class Downloader {
   /** Headers for one hop: defaults < user agent < the request's own, then credentials and cookies if not given. */
   async #headersFor(request: Request, origin: URL, url: URL, own: Headers, useJar: boolean): Promise<Headers> {
     const headers = new HeaderList({ "accept-encoding": ACCEPT_ENCODING });
-    for (const [name, value] of Object.entries(this.#settings.defaultHeaders)) headers.set(name, value);
-    if (this.#settings.userAgent) headers.set("user-agent", this.#settings.userAgent);
+    // The hop's own host decides: a redirect to another host takes that host's headers and user agent.
+    const { defaultHeaders, userAgent } = this.#settingsOf(url.hostname);
+    for (const [name, value] of Object.entries(defaultHeaders)) headers.set(name, value);
+    if (userAgent) headers.set("user-agent", userAgent);
     own.forEach((value, name) => headers.set(name, value));
     if (!headers.has("authorization")) {
       const credentials = credentialsFor(request, origin, url, this.#settings.httpAuth);

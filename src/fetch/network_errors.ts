@@ -71,6 +71,9 @@ export function networkFailureKind(error: unknown): NetworkFailure {
 
 /** A sentence saying why `url` could not be fetched: "connection refused by 127.0.0.1:6000", ... */
 export function describeNetworkFailure(error: unknown, url: string): string {
+  // A SOCKS proxy's failure says itself which proxy and why (src/runtime/socks.ts): the target is not to blame.
+  const proxyFailure = proxyErrorIn(error);
+  if (proxyFailure !== undefined) return proxyFailure;
   const parsed = URL.parse(url);
   const host = parsed?.hostname ?? url;
   const address = parsed ? `${parsed.hostname}:${parsed.port || (parsed.protocol === "https:" ? "443" : "80")}` : url;
@@ -94,4 +97,14 @@ export function describeNetworkFailure(error: unknown, url: string): string {
     default:
       return innermost || "no answer";
   }
+}
+
+/** The message of a ProxyError along the cause chain, if there is one. */
+function proxyErrorIn(error: unknown): string | undefined {
+  const seen = new Set<unknown>();
+  for (let current = error; current instanceof Error && !seen.has(current); current = current.cause) {
+    seen.add(current);
+    if (current.name === "ProxyError") return current.message;
+  }
+  return undefined;
 }

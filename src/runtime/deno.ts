@@ -1,6 +1,7 @@
 /** The Deno side of the runtime boundary. */
 import { wireHttpClient } from "./h1/client.ts";
-import { dialDeno } from "./deno_socket.ts";
+import { denoSocksDialer, dialDeno } from "./deno_socket.ts";
+import { isSocksProxy } from "./socks.ts";
 import { fromWebResponse } from "./web_response.ts";
 import { processSignals } from "./signals.ts";
 import { denoWatchHost } from "./deno_signal_watch.ts";
@@ -26,14 +27,14 @@ function proxyOption(proxy: string): Deno.Proxy {
 /**
  * Direct requests go through the HTTP/1.1 client over Deno's sockets (h1/client.ts): at 64 requests in flight it
  * held some 60 MB less than Deno's fetch and took a third of its CPU, and it reaches the ports fetch refuses. Through
- * a proxy, Deno's fetch with the proxy set on its client (docs/design/engine.md, "The HTTP client").
+ * an HTTP proxy, Deno's fetch with the proxy set on its client (docs/design/engine.md, "The HTTP client"); through
+ * a SOCKS proxy, the same HTTP/1.1 client over a connection the proxy opened (socks.ts).
  */
 function httpClient(options: HttpClientOptions): HttpClient {
-  if (!options.proxy) {
-    return wireHttpClient({
-      dial: dialDeno,
-      unrefTimer: (timer) => Deno.unrefTimer(timer as unknown as number),
-    });
+  const unrefTimer = (timer: ReturnType<typeof setInterval>) => Deno.unrefTimer(timer as unknown as number);
+  if (!options.proxy) return wireHttpClient({ dial: dialDeno, unrefTimer });
+  if (isSocksProxy(options.proxy)) {
+    return wireHttpClient({ dial: denoSocksDialer(new URL(options.proxy)), unrefTimer });
   }
   const client = Deno.createHttpClient({ proxy: proxyOption(options.proxy) });
   return {

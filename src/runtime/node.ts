@@ -12,7 +12,8 @@ import { setFlagsFromString } from "node:v8";
 import nodeModule from "node:module";
 import { CRAWL_V8_FLAGS, flagsNotGiven, v8FlagName } from "./heap_flags.ts";
 import { wireHttpClient } from "./h1/client.ts";
-import { nodeDialer } from "./node_socket.ts";
+import { nodeDialer, nodeSocksDialer } from "./node_socket.ts";
+import { isSocksProxy } from "./socks.ts";
 import { cacheStrippedTypeScript } from "./node_type_cache.ts";
 import { dropWarnings } from "./node_warnings.ts";
 import { nodeUncaughtErrors } from "./node_uncaught.ts";
@@ -62,10 +63,14 @@ function startBundledWorker(sea: SingleExecutable): Worker {
 
 /**
  * Direct requests go through the HTTP/1.1 client over node:net and node:tls sockets (h1/client.ts): about half the
- * CPU of node:http for the same pages, and a third of Node's fetch (docs/design/engine.md, "The HTTP client").
+ * CPU of node:http for the same pages, and a third of Node's fetch (docs/design/engine.md, "The HTTP client"); so
+ * do requests through a SOCKS proxy, over a connection the proxy opened (socks.ts).
  */
 function httpClient(options: HttpClientOptions): HttpClient {
   if (!options.proxy) return wireHttpClient({ dial: nodeDialer(), unrefTimer: (timer) => timer.unref() });
+  if (isSocksProxy(options.proxy)) {
+    return wireHttpClient({ dial: nodeSocksDialer(new URL(options.proxy)), unrefTimer: (timer) => timer.unref() });
+  }
   // node:http has no proxy support; undici (the library behind Node's fetch) does, so it is loaded only when a
   // proxy is asked for.
   const proxy = options.proxy;

@@ -9,6 +9,7 @@
 import { connect, type Socket } from "node:net";
 import { connect as connectTls, type ConnectionOptions } from "node:tls";
 import type { WireSocket } from "./h1/wire.ts";
+import { proxyAddress, socksConnect, unreachableProxy } from "./socks.ts";
 
 const QUEUE_LIMIT = 1024 * 1024;
 const READ_BUFFER = 64 * 1024;
@@ -27,16 +28,90 @@ export function nodeDialer(): (url: URL) => Promise<WireSocket> {
 
 /** Connects to `url`'s host and port, reading into `buffer` (the client's, or one of its own). */
 export function dialNode(url: URL, buffer = new Uint8Array(READ_BUFFER)): Promise<WireSocket> {
+  const { host, port, tls } = endpoint(url);
+  // The socket reads into `buffer` and hands the count to the pull queue, made once the socket exists.
+  const reads: { onRead?: Pulled["onRead"] } = {};
+  const onread = { buffer, callback: (count: number, bytes: Uint8Array) => reads.onRead!(count, bytes) };
+  // tls.connect takes `onread` too (it is net's, passed down), but its types do not say so.
+  const socket: Socket = tls
+    ? connectTls({ host, port, servername: serverName(host), ALPNProtocols: ["http/1.1"], onread } as ConnectionOptions)
+    : connect({ host, port, onread });
+  socket.setNoDelay(true);
+  const pulled = pull(socket);
+  reads.onRead = pulled.onRead;
+  return pulled.ready(tls ? "secureConnect" : "connect");
+}
+
+/**
+ * A dial through the SOCKS proxy `proxy`: the handshake on a plain connection to it, then, for https, TLS over that
+ * connection. These sockets read by "data" events (onread is only for a socket Node connects itself), which costs a
+ * Buffer per read: a proxy is the slower path anyway.
+ */
+export function nodeSocksDialer(proxy: URL): (url: URL) => Promise<WireSocket> {
+  return async (url) => {
+    const { host, port, tls } = endpoint(url);
+    const address = proxyAddress(proxy);
+    const raw = connect({ host: address.hostname, port: address.port });
+    raw.setNoDelay(true);
+    const plain = pullByEvents(raw);
+    const wire = await plain.ready("connect").catch((error) => {
+      throw unreachableProxy(proxy, error);
+    });
+    try {
+      await socksConnect(wire, proxy, host, port);
+    } catch (error) {
+      wire.close();
+      throw error;
+    }
+    if (!tls) return wire;
+    // The handshake's replies were read to their last byte, so nothing of the target's is left in `plain`.
+    plain.detach();
+    // `host` too: the certificate is checked against it (Node takes "localhost" when a socket is given without one).
+    const secure = connectTls({ socket: raw, host, servername: serverName(host), ALPNProtocols: ["http/1.1"] });
+    return pullByEvents(secure).ready("secureConnect").catch((error) => {
+      raw.destroy();
+      throw error;
+    });
+  };
+}
+
+/** {@link pull} over a socket's "data" events. */
+export function pullByEvents(socket: Socket): Pulled {
+  const pulled = pull(socket);
+  socket.on("data", (chunk: Uint8Array) => {
+    if (!pulled.onRead(chunk.byteLength, chunk)) socket.pause();
+  });
+  return pulled;
+}
+
+function endpoint(url: URL): { host: string; port: number; tls: boolean } {
   const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
   const tls = url.protocol === "https:";
-  const port = Number(url.port || (tls ? 443 : 80));
+  return { host, port: Number(url.port || (tls ? 443 : 80)), tls };
+}
+
+/** SNI takes a name, never an address. */
+function serverName(host: string): string | undefined {
+  return /^[\d.]+$|:/.test(host) ? undefined : host;
+}
+
+export interface Pulled {
+  /** Bytes the socket read: into the waiting read first, the rest queued. False pauses the socket. */
+  onRead(count: number, bytes: Uint8Array): boolean;
+  /** The socket as a WireSocket, once it has connected (`event`), or its error. */
+  ready(event: "connect" | "secureConnect"): Promise<WireSocket>;
+  /** Stops listening to the socket, which goes on to another owner (TLS over it). */
+  detach(): void;
+}
+
+/** Pull reads over a socket that pushes: its bytes wait for the reader in a queue, bounded by QUEUE_LIMIT. */
+function pull(socket: Socket): Pulled {
   const queue: Uint8Array[] = [];
   let queued = 0;
   let ended = false;
   let failure: Error | undefined;
   let waiting: WaitingRead | undefined;
 
-  /** Bytes the socket read: into the waiting read first, the rest queued. False pauses the socket. */
   const onRead = (count: number, buffer: Uint8Array): boolean => {
     let used = 0;
     if (waiting !== undefined && queue.length === 0) {
@@ -60,28 +135,17 @@ export function dialNode(url: URL, buffer = new Uint8Array(READ_BUFFER)): Promis
     else read.resolve(null);
   };
 
-  const onread = { buffer, callback: onRead };
-  // tls.connect takes `onread` too (it is net's, passed down), but its types do not say so.
-  const socket: Socket = tls
-    ? connectTls(
-      {
-        host,
-        port,
-        servername: /^[\d.]+$|:/.test(host) ? undefined : host,
-        ALPNProtocols: ["http/1.1"],
-        onread,
-      } as ConnectionOptions,
-    )
-    : connect({ host, port, onread });
-  socket.setNoDelay(true);
-  socket.on("end", () => {
+  const onEnd = () => {
     ended = true;
     settleWaiting();
-  });
-  socket.on("close", () => {
-    ended = true;
+  };
+  const onError = (error: Error) => {
+    failure = error;
     settleWaiting();
-  });
+  };
+  socket.on("end", onEnd);
+  socket.on("close", onEnd);
+  socket.on("error", onError);
 
   const wire: WireSocket = {
     read(into) {
@@ -130,12 +194,18 @@ export function dialNode(url: URL, buffer = new Uint8Array(READ_BUFFER)): Promis
       settleWaiting();
     },
   };
-  return new Promise((resolve, reject) => {
-    socket.once(tls ? "secureConnect" : "connect", () => resolve(wire));
-    socket.on("error", (error) => {
-      failure = error;
-      settleWaiting();
-      reject(error);
-    });
-  });
+  return {
+    onRead,
+    ready: (event) =>
+      new Promise((resolve, reject) => {
+        socket.once(event, () => resolve(wire));
+        socket.once("error", reject);
+      }),
+    detach() {
+      socket.off("end", onEnd);
+      socket.off("close", onEnd);
+      socket.off("error", onError);
+      socket.removeAllListeners("data");
+    },
+  };
 }

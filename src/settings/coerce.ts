@@ -45,6 +45,7 @@ export function parseSettingText(row: SettingDefinition, text: string): unknown 
     case "auth-map":
       return trimmed.startsWith("{") ? parseJson(row, trimmed) : parseAuthMap(row, trimmed);
     case "object":
+    case "hosts":
       return parseJson(row, trimmed);
   }
 }
@@ -111,6 +112,9 @@ export function validateSetting(row: SettingDefinition, value: unknown): unknown
       break;
     case "object":
       if (!isRecord(value)) fail(row, `must be an object (JSON on the command line)`);
+      break;
+    case "hosts":
+      if (!isRecord(value)) fail(row, `must be an object of host patterns to settings`);
       break;
   }
   if (row.choices && !row.choices.includes(value as string)) {

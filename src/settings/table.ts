@@ -5,6 +5,7 @@
 import { VERSION } from "../version.ts";
 import type { SettingDefinition, SettingType } from "./types.ts";
 import { type Monitors, monitorsProblem } from "./monitor_rules.ts";
+import { normaliseHosts } from "./hosts.ts";
 
 type Omitted = "key";
 function setting<T>(row: Omit<SettingDefinition<T>, Omitted>): Omit<SettingDefinition<T>, Omitted> {
@@ -30,6 +31,16 @@ export const BROWSER_RESOURCE_TYPES = [
   "manifest",
   "other",
 ];
+
+/** The `hosts` setting's check: each entry's keys and values by the rows they name (src/settings/hosts.ts). */
+function checkHosts(value: Record<string, Record<string, unknown>>): string | undefined {
+  try {
+    normaliseHosts(value, TABLE as unknown as Record<string, SettingDefinition>);
+    return undefined;
+  } catch (error) {
+    return `has a bad entry: ${(error as Error).message}`;
+  }
+}
 
 /** User-agent sent when a spider does not set its own. */
 export const DEFAULT_USER_AGENT = `netweir/${VERSION}`;
@@ -153,8 +164,10 @@ export const TABLE = {
     cli: "proxies",
     type: "strings",
     default: [],
-    check: (list) => list.find((p) => !/^https?:\/\//.test(p)) && "must be http:// or https:// URLs",
-    doc: "Proxy URLs to send requests through",
+    check: (list) =>
+      list.find((p) => !/^(https?|socks5h?|socks4a):\/\//.test(p)) &&
+      "must be http://, https://, socks5://, socks5h:// or socks4a:// URLs",
+    doc: "Proxy URLs to send requests through (http, https, socks5, socks5h, socks4a; user:password@ for a login)",
   }),
   proxyRotation: setting<string | null>({
     cli: "proxy_rotation",
@@ -175,6 +188,15 @@ export const TABLE = {
     type: "headers",
     default: { "accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8", "accept-language": "en" },
     doc: "Headers sent with every request unless the request sets them (JSON object on the command line)",
+  }),
+  hosts: setting<Record<string, Record<string, unknown>>>({
+    cli: "hosts",
+    type: "hosts",
+    default: {},
+    check: checkHosts,
+    doc: 'Settings for some hosts: {"api.example.com": {"per_domain": 1}, "*.cdn.example.com": {...}}; ' +
+      "the most specific pattern wins (keys: per_domain, min_delay, max_delay, autothrottle, proxies, proxy_rotation, " +
+      "default_headers, user_agent, timeout, render)",
   }),
   maxBodySize: setting<number>({
     cli: "max_body_size",

@@ -10,7 +10,8 @@ export type SettingType =
   | "ints"
   | "headers"
   | "auth-map"
-  | "object";
+  | "object"
+  | "hosts";
 
 /** One row of the settings table. */
 export interface SettingDefinition<T = unknown> {

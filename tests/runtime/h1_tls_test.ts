@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { type Certificates, makeCertificates } from "../helpers/certificates.ts";
 import { runCommand } from "../helpers/command.ts";
+import { serveTls } from "../helpers/tls_server.ts";
 import { NODE22 } from "../helpers/node_package.ts";
 
 const SRC = new URL("../../src/", import.meta.url);
@@ -38,29 +39,6 @@ try {
 `;
 }
 
-/** An HTTPS server on 127.0.0.1 with the CA's server certificate; counts the TLS connections it accepts. */
-function serveTls(certs: Certificates) {
-  // A connection is told by the client's address and port: a kept one comes back from the same port.
-  const seen = new Set<string>();
-  const server = Deno.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    cert: Deno.readTextFileSync(certs.serverCert),
-    key: Deno.readTextFileSync(certs.serverKey),
-    onListen() {},
-  }, (_request, info) => {
-    seen.add(`${info.remoteAddr.hostname}:${info.remoteAddr.port}`);
-    return new Response("over TLS");
-  });
-  return {
-    url: `https://127.0.0.1:${server.addr.port}/page`,
-    get connections() {
-      return seen.size;
-    },
-    close: () => server.shutdown(),
-  };
-}
-
 interface Outcome {
   answers?: Array<[number, string]>;
   kind?: string;
@@ -72,7 +50,7 @@ async function withTls(
 ) {
   const dir = await mkdtemp(join(tmpdir(), "netweir-h1-tls-"));
   const certs = await makeCertificates(dir);
-  const server = serveTls(certs);
+  const server = serveTls(certs, "over TLS");
   try {
     await test(certs, dir, server.url, server);
   } finally {

@@ -3,7 +3,7 @@ import { validateSetting } from "../../src/settings/coerce.ts";
 import { DEFAULT_USER_AGENT, findSetting, nearestSetting, SETTINGS } from "../../src/settings/table.ts";
 import { VERSION } from "../../src/version.ts";
 
-const TYPES = new Set(["int", "float", "bool", "string", "strings", "ints", "headers", "auth-map", "object"]);
+const TYPES = new Set(["int", "float", "bool", "string", "strings", "ints", "headers", "auth-map", "object", "hosts"]);
 
 function snakeCase(key: string): string {
   return key.replace(/[A-Z]/g, (letter) => "_" + letter.toLowerCase());
@@ -46,7 +46,7 @@ Deno.test("the rows' checks refuse values outside their range", () => {
     ["min_delay", -1],
     ["timeout", 0],
     ["max_url_length", 15],
-    ["proxies", ["socks5://127.0.0.1:1080"]],
+    ["proxies", ["ftp://127.0.0.1:21"]],
     ["log_level", "verbose"],
     ["proxy_rotation", "random"],
   ];
