@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 // A test-only library, so not in deno.json's imports (each of those becomes a dependency of the npm package).
+// deno-lint-ignore no-import-prefix
 import parsePrometheus from "npm:parse-prometheus-text-format@1.1.1";
 import { renderMetrics } from "../../src/serve/metrics.ts";
 import { startFixtureSite } from "../helpers/fixture_site.ts";
