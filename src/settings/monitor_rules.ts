@@ -3,7 +3,7 @@
  * are the `monitors` setting, so a spider sets them with its other settings and a run replaces them with
  * `-s monitors=JSON` (a job or a schedule of `netweir serve` passes them the same way):
  *
- * ```ts
+ * ```ts ignore
  * override settings = new Settings({
  *   monitors: { min_items: 100, max_error_rate: 0.05, coverage: [{ field: "title", min: 0.99 }] },
  * });

@@ -4,7 +4,7 @@
  * TypeScript checks where it is written (docs/design/contracts.md says why a table rather than comments or
  * decorators):
  *
- * ```ts
+ * ```ts ignore
  * static contracts: Contracts = {
  *   parse: { url: "", items: 0, requests: [1, 40] },
  *   parseBook: { url: "catalogue/dune_1/index.html", items: 1, requests: 0, fields: ["title", "price"] },
