@@ -100,9 +100,8 @@ Deno.test("when Redis answers heartbeats but refuses every push for a lease, the
   try {
     // A login that may use every key of the crawl but its duplicate filter, which every push reads first: the
     // heartbeat and leases work, and every push fails before it writes anything.
-    const keys = ["procs", "held:*", "meta", "prios", "hosts:*", "q:*", "bad:*", "marks", "lease"].map((key) =>
-      `~netweir:{Shop}:${key}`
-    );
+    const keys = ["procs", "held:*", "meta", "prios", "hosts:*", "q:*", "bad:*", "marks", "lease", "stats", "cleared"]
+      .map((key) => `~netweir:{Shop}:${key}`);
     await redis.command("ACL", "SETUSER", "crawler", "on", ">crawler-pw", "+@all", ...keys);
     const crawler = startCrawler({
       dir,
