@@ -20,6 +20,8 @@
  *
  * @module
  */
+// First, so that it is evaluated before any module that needs Node 22.12.
+import "./src/runtime/require_new_node.ts";
 export { Spider, type SpiderClass, spiderName } from "./src/spider/spider.ts";
 export {
   type CallbackRef,

@@ -2,6 +2,7 @@
  * The npm package.json, generated from deno.json so the two never disagree: name, version, exports, a `netweir`
  * bin, and every npm dependency at the version deno.json pins.
  */
+import { OLDEST_NODE } from "../../src/runtime/node_version.ts";
 
 export interface DenoConfig {
   name: string;
@@ -27,10 +28,12 @@ export function npmDependencies(imports: Record<string, string>): Record<string,
 }
 
 export function packageJson(config: DenoConfig): Record<string, unknown> {
-  const exports: Record<string, { types: string; import: string }> = {};
+  // `default` beside `import`: require() of the same ES modules (Node 22.12's require(esm)), for CommonJS projects,
+  // which `npm init -y` makes. Without it require("netweir") failed with ERR_PACKAGE_PATH_NOT_EXPORTED.
+  const exports: Record<string, { types: string; import: string; default: string }> = {};
   for (const [name, source] of Object.entries(config.exports)) {
     const js = distPath(source);
-    exports[name] = { types: js.replace(/\.js$/, ".d.ts"), import: js };
+    exports[name] = { types: js.replace(/\.js$/, ".d.ts"), import: js, default: js };
   }
   return {
     name: config.name,
@@ -42,7 +45,7 @@ export function packageJson(config: DenoConfig): Record<string, unknown> {
     main: distPath(config.exports["."]),
     types: distPath(config.exports["."]).replace(/\.js$/, ".d.ts"),
     bin: { netweir: distPath(config.exports["./cli"]) },
-    engines: { node: ">=22" },
+    engines: { node: `>=${OLDEST_NODE.join(".")}` },
     dependencies: npmDependencies(config.imports),
     keywords: ["crawler", "scraper", "spider", "scrapy", "redis"],
   };
