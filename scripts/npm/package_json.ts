@@ -27,6 +27,14 @@ export function npmDependencies(imports: Record<string, string>): Record<string,
   return Object.fromEntries(Object.entries(dependencies).sort(([a], [b]) => a.localeCompare(b)));
 }
 
+/**
+ * The npm package's name: deno.json's without its scope. JSR takes only scoped names (`@netweir/netweir`); on npm the
+ * package stays `netweir`, the name `import "netweir"`, `require("netweir")` and `npx netweir` use.
+ */
+export function npmName(denoName: string): string {
+  return denoName.replace(/^@[^/]+\//, "");
+}
+
 export function packageJson(config: DenoConfig): Record<string, unknown> {
   // `default` beside `import`: require() of the same ES modules (Node 22.12's require(esm)), for CommonJS projects,
   // which `npm init -y` makes. Without it require("netweir") failed with ERR_PACKAGE_PATH_NOT_EXPORTED.
@@ -36,7 +44,7 @@ export function packageJson(config: DenoConfig): Record<string, unknown> {
     exports[name] = { types: js.replace(/\.js$/, ".d.ts"), import: js, default: js };
   }
   return {
-    name: config.name,
+    name: npmName(config.name),
     version: config.version,
     description: "A web-crawling toolkit: spiders in a few lines, one process or many machines sharing a Redis queue",
     license: config.license ?? "MIT",
