@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import process from "node:process";
+import { runtime } from "../../src/runtime/mod.ts";
 import { fileURLToPath } from "node:url";
 import { startFixtureSite } from "../helpers/fixture_site.ts";
 import { installBuiltPackage, NODE22 } from "../helpers/node_package.ts";
@@ -19,7 +19,7 @@ const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 /** Slow pages without end; once it has a page, it writes its process id where the test reads it. */
 const SPIDER = `import { writeFileSync } from "node:fs";
-import process from "node:process";
+import { runtime } from "../../src/runtime/mod.ts";
 import { Request, Spider } from "netweir";
 
 export class Slow extends Spider {
@@ -88,7 +88,11 @@ Deno.test("a SIGTERM to npx netweir crawl stops the crawl under it cleanly", asy
   try {
     await writeFile(join(pkg.dir, "slow.mjs"), SPIDER);
     // npx and the bin's `#!/usr/bin/env node` find Node 22 first on PATH.
-    const env = { ...process.env, PATH: `${dirname(NODE22)}:${process.env.PATH}`, SITE: site.url } as Record<
+    const env = {
+      ...runtime.environment(),
+      PATH: `${dirname(NODE22)}:${runtime.env("PATH")}`,
+      SITE: site.url,
+    } as Record<
       string,
       string
     >;
@@ -105,7 +109,7 @@ Deno.test("a SIGTERM to npx deno task crawl stops the crawl under it cleanly", a
   try {
     // Inside the repository, where `deno task crawl` is defined; the spider imports the sources by path.
     await writeFile(join(dir, "slow.ts"), SPIDER.replace('"netweir"', JSON.stringify(join(ROOT, "mod.ts"))));
-    const env = { ...process.env, SITE: site.url } as Record<string, string>;
+    const env = { ...runtime.environment(), SITE: site.url };
     const deno = `deno@${Deno.version.deno}`;
     await sigtermToLauncher(ROOT, dir, ["npx", "--offline", "-y", deno, "task", "crawl", join(dir, "slow.ts")], env);
   } finally {
