@@ -43,6 +43,15 @@ function procCommand(pid: number): string {
   }
 }
 
+/**
+ * Whether a command line is one npm puts between itself and what it runs: a shell, or `deno task` (as in `npx deno
+ * task crawl`). Any other process there (`netweir serve` running a job, a test runner) started the crawl itself, and
+ * its own end is not npm's signal: a job is not told its service died (docs/serve.md).
+ */
+function isGoBetween(command: string): boolean {
+  return /^(\S*\/)?(sh|bash|dash|zsh)(\s|$)/.test(command) || /^(\S*\/)?deno task\s/.test(command);
+}
+
 /** Whether a command line is npm's: npm titles its process `npm exec ...`, `npm run ...`. */
 function isNpm(command: string): boolean {
   return /^(\S*\/)?(npm|npx)(\s|$)/.test(command);
@@ -50,7 +59,7 @@ function isNpm(command: string): boolean {
 
 /**
  * The ancestors of process `pid` up to and including the highest npm process within {@link MAX_DEPTH} levels, when
- * the environment says npm started it; else none.
+ * the environment says npm started it and only npm, shells and `deno task` stand between; else none.
  */
 export function launchersOf(
   env: Record<string, string | undefined> = process.env,
@@ -65,6 +74,7 @@ export function launchersOf(
     const command = procCommand(at);
     chain.push({ pid: at, started: stat.started, command });
     if (isNpm(command)) highest = chain.length - 1;
+    else if (!isGoBetween(command)) break;
     at = stat.ppid;
   }
   return chain.slice(0, highest + 1);

@@ -19,7 +19,7 @@ const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 /** Slow pages without end; once it has a page, it writes its process id where the test reads it. */
 const SPIDER = `import { writeFileSync } from "node:fs";
-import { runtime } from "../../src/runtime/mod.ts";
+import process from "node:process";
 import { Request, Spider } from "netweir";
 
 export class Slow extends Spider {
