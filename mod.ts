@@ -44,7 +44,7 @@ export type { Pipeline } from "./src/spider/pipeline.ts";
 export type { RequestMiddleware, ResponseMiddleware } from "./src/spider/middleware.ts";
 export { type FetchedResponse, makeResponse, type RedirectHop, type Rendered } from "./src/spider/response.ts";
 export { Settings, type SettingsInit } from "./src/settings/settings.ts";
-export { type SettingKey, SETTINGS, type SettingValues, TABLE } from "./src/settings/table.ts";
+export { type SettingKey, type SettingRow, SETTINGS, type SettingValues, TABLE } from "./src/settings/table.ts";
 export type { SettingDefinition, SettingType } from "./src/settings/types.ts";
 export { checkSettings, resolveCrawlSettings, type SettingsSources } from "./src/settings/check.ts";
 export { BUILTIN_PROFILES } from "./src/settings/profiles.ts";
