@@ -2,6 +2,8 @@
  * The `netweir` command: `netweir crawl`, `list`, `startproject`, `version` (see `netweir --help`). Run directly it
  * exits with the code main() returns; imported, it only provides main().
  */
+// First, so that an older Node is refused in one line before any module that needs Node 22.12 is evaluated.
+import "./src/runtime/refuse_old_node.ts";
 import { runtime } from "./src/runtime/mod.ts";
 import type { CliOutput } from "./src/cli/output.ts";
 

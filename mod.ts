@@ -20,6 +20,8 @@
  *
  * @module
  */
+// First, so that it is evaluated before any module that needs Node 22.12.
+import "./src/runtime/require_new_node.ts";
 export { Spider, type SpiderClass, spiderName } from "./src/spider/spider.ts";
 export {
   type CallbackRef,
@@ -43,7 +45,7 @@ export type { Pipeline } from "./src/spider/pipeline.ts";
 export type { RequestMiddleware, ResponseMiddleware } from "./src/spider/middleware.ts";
 export { type FetchedResponse, makeResponse, type RedirectHop, type Rendered } from "./src/spider/response.ts";
 export { Settings, type SettingsInit } from "./src/settings/settings.ts";
-export { type SettingKey, SETTINGS, type SettingValues, TABLE } from "./src/settings/table.ts";
+export { type SettingKey, type SettingRow, SETTINGS, type SettingValues, TABLE } from "./src/settings/table.ts";
 export type { SettingDefinition, SettingType } from "./src/settings/types.ts";
 export { checkSettings, resolveCrawlSettings, type SettingsSources } from "./src/settings/check.ts";
 export { BUILTIN_PROFILES } from "./src/settings/profiles.ts";

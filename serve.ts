@@ -7,6 +7,8 @@
  *
  * @module
  */
+// First, so that it is evaluated before any module that needs Node 22.12.
+import "./src/runtime/require_new_node.ts";
 import { main } from "./src/cli/main.ts";
 import { runtime } from "./src/runtime/mod.ts";
 

@@ -5,7 +5,7 @@
  * is generated from deno.json.
  */
 import { spawn } from "node:child_process";
-import { chmod, copyFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, copyFile, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type DenoConfig, distPath, packageJson } from "./npm/package_json.ts";
@@ -60,8 +60,10 @@ async function compile(config: DenoConfig, DIST: string): Promise<void> {
 async function pointRuntimeAtNode(DIST: string): Promise<void> {
   const runtimeDir = join(DIST, "src", "runtime");
   await writeFile(join(runtimeDir, "mod.js"), NODE_RUNTIME_MODULE);
-  for (const file of ["deno.js", "deno.d.ts", "deno_socket.js", "deno_socket.d.ts"]) {
-    await rm(join(runtimeDir, file), { force: true });
+  // Every Deno-only module of src/runtime (deno.ts and what only it imports: its socket, signal watch and worker
+  // handle): the list written out once missed the ones added later.
+  for (const file of await readdir(runtimeDir)) {
+    if (/^deno(_\w+)?\.(js|d\.ts)$/.test(file)) await rm(join(runtimeDir, file), { force: true });
   }
 }
 

@@ -41,6 +41,11 @@ export async function stopOnSignals(crawl: Crawl, log: Logger): Promise<SignalSt
       signalled = signal;
       crawl.stop("shutdown");
     },
+    launcherEnded(launcher) {
+      log.warning(
+        `process ${launcher.pid} that started this crawl has ended (${launcher.command}): stopping as for SIGTERM`,
+      );
+    },
     endAtOnce(signal) {
       log.warning(`second ${signal}: stopping at once`);
       runtime.exit(SIGNAL_EXIT[signal]);

@@ -11,7 +11,7 @@ import { isForeignSpiderClass, isSpiderClass, type Spider, type SpiderClass } fr
 import { syntaxErrorPlace } from "./syntax_location.ts";
 
 /** The files Netweir runs as spiders: TypeScript and JavaScript modules. */
-const SPIDER_FILE = /\.(ts|mts|js|mjs)$/;
+const SPIDER_FILE = /\.(ts|mts|js|mjs|cjs)$/;
 
 /**
  * Why `file` is no spider file, by its extension. A Scrapy spider (.py) used to be imported as JavaScript and fail
@@ -26,7 +26,7 @@ function notASpiderFile(file: string): string {
  * Imports a spider file (relative to the working directory) and returns the Spider subclasses it exports, each
  * once. The order is that of the module's exports, which ECMAScript sorts by export name.
  *
- * @throws UsageError when the file does not exist, is not .ts, .js, .mts or .mjs, or throws while it is imported
+ * @throws UsageError when the file does not exist, is not .ts, .js, .mts, .mjs or .cjs, or throws while it is imported
  * (with its error's first line, after the place of a syntax error).
  */
 export async function loadSpiders(file: string): Promise<SpiderClass[]> {

@@ -28,11 +28,22 @@ function nearestPackageJson(file: string): { path: string; type: unknown } | und
   }
 }
 
+/** Whether a file has a line starting with an import or export statement (not `import(`, which CommonJS has too). */
+function usesModuleSyntax(file: string): boolean {
+  try {
+    return /^\s*(import\s*[\w{*"']|export\s)/m.test(readFileSync(file, "utf8"));
+  } catch {
+    return true; // unreadable: the import will say why
+  }
+}
+
 /** A sentence saying how to make Node load `file` (an absolute path) as a module, or undefined when it will. */
 export function commonJsProblem(file: string, shown: string): string | undefined {
   if (!/\.(ts|js)$/.test(file)) return undefined;
   const found = nearestPackageJson(file);
   if (found?.type !== "commonjs") return undefined;
+  // A .js spider written as CommonJS (require and module.exports) is what such a project expects, and Node loads it.
+  if (file.endsWith(".js") && !usesModuleSyntax(file)) return undefined;
   const module = basename(shown).replace(/\.(ts|js)$/, (ext) => ext === ".ts" ? ".mts" : ".mjs");
   return `${shown} is loaded as CommonJS, because package.json has no "type": "module"; ` +
     `add "type": "module" to package.json, or name the file ${module}`;

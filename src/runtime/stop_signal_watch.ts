@@ -15,10 +15,13 @@
  * to be found; each runtime gives the few lines that differ (the `host` object: listening, raising, writing). Until the
  * thread listens, and for good when it cannot be started, the main thread listens itself, as it did before.
  */
+import { endedLauncher, type Launcher, launchersOf } from "./launchers.ts";
 import type { StopSignal, WorkerHandle } from "./types.ts";
 
 /** How often the main thread beats. */
 export const BEAT_MS = 250;
+/** How often the processes that started the crawl through npm are looked at (launchers.ts). */
+export const LAUNCHER_CHECK_MS = 500;
 
 /** What a runtime gives the watcher. */
 export interface WatchHost {
@@ -43,6 +46,8 @@ export interface StopSignalWatchOptions {
   stuckMs: number;
   /** Ends the process for a second signal the main thread got itself (no watcher thread): logs, then exits. */
   endAtOnce(signal: StopSignal): void;
+  /** Called (before `onFirst("SIGTERM")`) when a process that started the crawl through npm has ended. */
+  launcherEnded?(launcher: Launcher): void;
 }
 
 /** A running watch. */
@@ -68,6 +73,12 @@ let config;
 let count = 0;
 let ending = false;
 host.onMessage((message) => {
+  if (message.type === "counted") {
+    // The main thread took a SIGTERM of its own (a launcher that ended): a real signal after it is a second one.
+    count++;
+    if (config) watchMain("SIGTERM");
+    return;
+  }
   if (message.type !== "start") return;
   config = message;
   count = message.seen;
@@ -159,11 +170,22 @@ export function watchStopSignals(host: WatchHost, options: StopSignalWatchOption
       counted(message.signal);
     }
   });
+  // A launcher that ends is taken for a SIGTERM sent to it, once, and only while no signal has come.
+  const launchers = launchersOf();
+  const stopLauncherWatch = launchers.length === 0 ? () => {} : host.every(LAUNCHER_CHECK_MS, () => {
+    if (count > 0) return;
+    const ended = endedLauncher(launchers);
+    if (!ended) return;
+    options.launcherEnded?.(ended);
+    counted("SIGTERM");
+    worker?.post({ type: "counted" });
+  });
   return {
     ready: ready.promise,
     stop() {
       stopped = true;
       ready.resolve();
+      stopLauncherWatch();
       stopBeating();
       removeMainHandlers();
       worker?.terminate();

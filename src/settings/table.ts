@@ -7,8 +7,7 @@ import type { SettingDefinition, SettingType } from "./types.ts";
 import { type Monitors, monitorsProblem } from "./monitor_rules.ts";
 import { normaliseHosts } from "./hosts.ts";
 
-type Omitted = "key";
-function setting<T>(row: Omit<SettingDefinition<T>, Omitted>): Omit<SettingDefinition<T>, Omitted> {
+function setting<T>(row: SettingRow<T>): SettingRow<T> {
   return row;
 }
 
@@ -46,10 +45,81 @@ function checkHosts(value: Record<string, Record<string, unknown>>): string | un
 export const DEFAULT_USER_AGENT = `netweir/${VERSION}`;
 
 /**
+ * Every setting's value type, by its TypeScript name. Written out, not inferred from {@link TABLE}, because a package
+ * on JSR must give its public API explicit types (`deno publish` refuses inferred ones as slow). A row added to the
+ * table needs its line here too: TypeScript names the one missing on either side.
+ */
+export type SettingValues = {
+  concurrency: number;
+  perDomain: number;
+  minDelay: number;
+  maxDelay: number;
+  autothrottle: boolean;
+  autothrottleTarget: number;
+  hosts: Record<string, Record<string, unknown>>;
+  maxDepth: number | null;
+  trapDetection: boolean;
+  maxUrlLength: number;
+  timeout: number;
+  maxRedirects: number;
+  retries: number;
+  retryHttpCodes: number[];
+  retryBackoff: number;
+  cookies: boolean;
+  httpAuth: Record<string, { user: string; password: string }>;
+  proxies: string[];
+  proxyRotation: string | null;
+  userAgent: string;
+  defaultHeaders: Record<string, string>;
+  maxBodySize: number;
+  obeyRobotsTxt: boolean;
+  robotsTxtErrors: string;
+  maxItems: number | null;
+  maxPages: number | null;
+  maxErrors: number | null;
+  maxTime: number | null;
+  maxMemory: number | null;
+  maxPagesPerDomain: number | null;
+  monitors: Monitors | null;
+  profile: string | null;
+  queue: string | null;
+  queueKey: string | null;
+  queueIdle: number | null;
+  queueLease: number;
+  politenessScope: string;
+  queueEntryMaxBytes: number;
+  queueEntryMaxDepth: number;
+  queueEntryMaxHeaders: number;
+  checkpoint: string | null;
+  cache: string | null;
+  deltafetch: string | null;
+  warc: string | null;
+  har: string | null;
+  workers: number;
+  browserPath: string | null;
+  browserTabs: number;
+  browserUploadDir: string | null;
+  browserMemory: number | null;
+  browserBlock: string[];
+  logLevel: string;
+  statsFile: string | null;
+  statsInterval: number;
+  logFormat: string;
+  logInterval: number;
+  progress: boolean | null;
+};
+
+/** Setting names as TypeScript spells them. */
+export type SettingKey = keyof SettingValues;
+
+/** A row of the table before its key is filled in. */
+export type SettingRow<T> = Omit<SettingDefinition<T>, "key">;
+
+/**
  * Every setting, keyed by its TypeScript name: its command-line name, type, default, check and one line of doc. The
  * one table that `Settings`, `-s`, the docs and `netweir settings` all read.
  */
-export const TABLE = {
+export const TABLE: { [K in SettingKey]: SettingRow<SettingValues[K]> } = {
   // Scheduling and politeness (C7)
   concurrency: setting<number>({
     cli: "concurrency",
@@ -483,12 +553,6 @@ export const TABLE = {
     doc: "Live progress line on standard error (null: only when it is a terminal)",
   }),
 };
-
-/** Setting names as TypeScript spells them. */
-export type SettingKey = keyof typeof TABLE;
-
-/** Every setting with its value type. */
-export type SettingValues = { [K in SettingKey]: (typeof TABLE)[K]["default"] };
 
 /** The table, with each row's TypeScript key filled in. */
 export const SETTINGS: readonly SettingDefinition[] = Object.entries(TABLE).map(([key, row]) => ({

@@ -1,11 +1,12 @@
 /**
  * What is checked about a spider before anything is opened or fetched: Scrapy spellings that would make it do
- * nothing (scrapy_names.ts), its start lists (start_lists.ts), and its rules' region selectors, which would otherwise
- * fail on every page, one by one. A problem is a UsageError: the spider file is what the user gave, so the command
+ * nothing (scrapy_names.ts), its start lists (start_lists.ts), the callbacks its rules name (callback_checks.ts), and
+ * its rules' region selectors, which would otherwise fail on every page, one by one. A problem is a UsageError: the spider file is what the user gave, so the command
  * exits 2 with one line. What only may be wrong is a warning for the crawl's log (spiderStartWarnings).
  */
 import { compile } from "css-select";
 import { UsageError } from "../errors.ts";
+import { ruleCallbackProblem } from "./callback_checks.ts";
 import { scrapySpellingProblem } from "./scrapy_names.ts";
 import { allowedDomainWarnings, startListProblem } from "./start_lists.ts";
 import { parseSelector } from "./selection.ts";
@@ -18,6 +19,8 @@ export function checkSpiderAtStart(spider: Spider): void {
   if (spelling) throw new UsageError(spelling);
   const lists = startListProblem(spider, name);
   if (lists) throw new UsageError(lists);
+  const callback = ruleCallbackProblem(spider);
+  if (callback) throw new UsageError(callback);
   for (const [index, rule] of (spider.rules ?? []).entries()) {
     const css = rule.linkExtractor?.restrictCss;
     if (!css) continue;

@@ -6,57 +6,14 @@
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { serveDirectory } from "../../scripts/demo.ts";
 import { runtime } from "../../src/runtime/mod.ts";
-import { CLI_PATH, REPO_ROOT, runCli, runScript } from "../helpers/cli.ts";
-
-const DOCS = join(REPO_ROOT, "docs");
-const MOD_URL = new URL("../../mod.ts", import.meta.url).href;
-/** The shop's address in the pages (getting-started.md serves it there). */
-const PAGE_SHOP = "http://127.0.0.1:8000/";
-
-interface Example {
-  /** Where the page says the file goes, relative to the project. */
-  file: string;
-  /** The page it comes from, for messages. */
-  page: string;
-  code: string;
-}
-
-async function markdownFiles(dir: string): Promise<string[]> {
-  const found: string[] = [];
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) found.push(...await markdownFiles(path));
-    else if (entry.name.endsWith(".md")) found.push(path);
-  }
-  return found.sort();
-}
-
-/** The ```ts blocks of the guide that start with a `// FILE.ts` line. */
-async function examples(): Promise<Example[]> {
-  const found: Example[] = [];
-  for (const path of await markdownFiles(DOCS)) {
-    const text = await readFile(path, "utf8");
-    for (const match of text.matchAll(/^```ts\n\/\/ ([\w./-]+\.ts)\n([\s\S]*?)^```$/gm)) {
-      found.push({ file: match[1], page: path.slice(REPO_ROOT.length + 1), code: `// ${match[1]}\n${match[2]}` });
-    }
-  }
-  return found;
-}
-
-/** A project like `netweir startproject` makes: "netweir" maps to this checkout's mod.ts. */
-async function writeProject(dir: string, files: Example[], shop: string): Promise<void> {
-  await writeFile(join(dir, "deno.json"), JSON.stringify({ imports: { netweir: MOD_URL } }));
-  for (const example of files) {
-    await mkdir(dirname(join(dir, example.file)), { recursive: true });
-    await writeFile(join(dir, example.file), example.code.replaceAll(PAGE_SHOP, shop));
-  }
-}
+import { CLI_PATH, runCli, runScript } from "../helpers/cli.ts";
+import { type Example, guideExamples, writeProject } from "../helpers/doc_blocks.ts";
 
 /** Runs the Deno that runs these tests with `args` in `cwd`. */
 function runDeno(args: string[], cwd: string): Promise<{ code: number | null; stderr: string }> {
@@ -74,7 +31,7 @@ async function withProject(fn: (dir: string, shop: string, found: Example[]) => 
   const dir = await mkdtemp(join(tmpdir(), "netweir-docs-"));
   const server = await serveDirectory(fileURLToPath(new URL("../../examples/site", import.meta.url)));
   try {
-    const found = await examples();
+    const found = await guideExamples();
     await writeProject(dir, found, server.url);
     await fn(dir, server.url, found);
   } finally {

@@ -1,24 +1,27 @@
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
-import { distPath, npmDependencies, packageJson } from "../../scripts/npm/package_json.ts";
+import { distPath, npmDependencies, npmName, packageJson } from "../../scripts/npm/package_json.ts";
 
 const denoJson = JSON.parse(await readFile(new URL("../../deno.json", import.meta.url), "utf8"));
 
-Deno.test("package.json exports exactly what deno.json exports, as .js with types", () => {
-  const pkg = packageJson(denoJson) as { exports: Record<string, { import: string; types: string }> };
+Deno.test("package.json exports exactly what deno.json exports, as .js with types, to import and require", () => {
+  const pkg = packageJson(denoJson) as { exports: Record<string, { import: string; types: string; default: string }> };
   assert.deepEqual(Object.keys(pkg.exports).sort(), Object.keys(denoJson.exports).sort());
   for (const [name, source] of Object.entries(denoJson.exports as Record<string, string>)) {
     assert.equal(pkg.exports[name].import, distPath(source));
+    assert.equal(pkg.exports[name].default, distPath(source));
     assert.equal(pkg.exports[name].types, distPath(source).replace(/\.js$/, ".d.ts"));
   }
 });
 
-Deno.test("package.json has deno.json's name and version, the netweir bin and Node 22", () => {
+Deno.test("package.json has deno.json's name without its JSR scope, its version, the netweir bin and Node 22.12", () => {
   const pkg = packageJson(denoJson) as Record<string, unknown>;
-  assert.equal(pkg.name, denoJson.name);
+  assert.match(denoJson.name, /^@[a-z0-9-]+\/netweir$/, "JSR takes scoped names only");
+  assert.equal(pkg.name, "netweir");
+  assert.equal(npmName("@netweir/netweir"), "netweir");
   assert.equal(pkg.version, denoJson.version);
   assert.deepEqual(pkg.bin, { netweir: "./cli.js" });
-  assert.deepEqual(pkg.engines, { node: ">=22" });
+  assert.deepEqual(pkg.engines, { node: ">=22.12" });
   assert.equal(pkg.type, "module");
 });
 
