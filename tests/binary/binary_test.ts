@@ -163,7 +163,15 @@ Deno.test("the binary's queue push and status work against a real Redis", async 
     assert.equal(fromStdin.stdout, "pushed 1, skipped 1 (already seen)\n", fromStdin.stderr);
     const status = await box.netweir(["queue", "status", redis.url, "Books", "--json"]);
     assert.equal(status.code, 0, status.stderr);
-    assert.deepEqual(JSON.parse(status.stdout), { waiting: 3, held: 0, processes: 0, seen: 3, queued: 3 });
+    assert.deepEqual(JSON.parse(status.stdout), {
+      waiting: 3,
+      held: 0,
+      processes: 0,
+      seen: 3,
+      queued: 3,
+      crawl: { pages: 0, items: 0, errors: 0, pages_per_second: 0 },
+      live: [],
+    });
   } finally {
     await rm(box.dir, { recursive: true, force: true });
     await redis.stop();

@@ -40,7 +40,7 @@ Deno.test("queue push, status and clear work through Sentinel, before and after 
     await set.waitForNewMaster(oldPort);
     assertPrinted(
       await runCli(["queue", "status", url, "Books", "--json"]),
-      '{"waiting":3,"held":0,"processes":0,"seen":3,"queued":3}\n',
+      '{"waiting":3,"held":0,"processes":0,"seen":3,"queued":3,"crawl":{"pages":0,"items":0,"errors":0,"pages_per_second":0},"live":[]}\n',
     );
     assertPrinted(
       await runCli(["queue", "push", url, "Books", book(3), book(4)]),
