@@ -436,7 +436,15 @@ Deno.test("npx netweir queue push, status and clear, from the packed npm build o
     const status = await npxNetweir(pkg.dir, ["queue", "status", redis.url, "Books"]);
     assert.equal(status.stdout, "waiting: 4\nheld: 0\nprocesses: 0\nseen: 4\nqueued: 4\n", status.stderr);
     const json = await pkg.netweir(["queue", "status", redis.url, "Books", "--json"]);
-    assert.deepEqual(JSON.parse(json.stdout), { waiting: 4, held: 0, processes: 0, seen: 4, queued: 4 });
+    assert.deepEqual(JSON.parse(json.stdout), {
+      waiting: 4,
+      held: 0,
+      processes: 0,
+      seen: 4,
+      queued: 4,
+      crawl: { pages: 0, items: 0, errors: 0, pages_per_second: 0 },
+      live: [],
+    });
 
     // The library's Queue, imported from the package, sees and feeds the same crawl.
     const library = await pkg.node([
