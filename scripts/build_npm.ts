@@ -8,6 +8,7 @@ import { spawn } from "node:child_process";
 import { chmod, copyFile, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { makeImportsLiteral } from "./npm/literal_imports.ts";
 import { type DenoConfig, distPath, packageJson } from "./npm/package_json.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -81,6 +82,12 @@ export async function buildNpm(DIST: string = NPM_DIST): Promise<string> {
   await mkdir(DIST, { recursive: true });
   await compile(config, DIST);
   await pointRuntimeAtNode(DIST);
+  // Every optional part Deno loads through a computed specifier (src/runtime/optional_module.ts): at least the
+  // browser, Redis, PostgreSQL, ajv and the job server. Fewer means a call was written in a shape this misses.
+  const literal = await makeImportsLiteral(DIST);
+  if (literal < 8) {
+    throw new Error(`only ${literal} optional imports made literal in the npm build; expected 8 or more`);
+  }
   await makeCliExecutable(config, DIST);
   await writeFile(join(DIST, "package.json"), JSON.stringify(packageJson(config), null, 2) + "\n");
   await copyFile(join(ROOT, "npm", "README.md"), join(DIST, "README.md"));

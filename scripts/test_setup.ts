@@ -6,8 +6,8 @@
  * (.cache/s3-server) and the single binary's build tools (.cache/binary-tools). Quick when everything is there.
  */
 import { spawn } from "node:child_process";
-import { access, mkdir, readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { access, lstat, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { npmDependencies } from "./npm/package_json.ts";
 
@@ -38,6 +38,27 @@ function npm(args: string[], cwd: string): Promise<void> {
   });
 }
 
+/** Megabytes of the files under `dir`. */
+async function megabytes(dir: string): Promise<number> {
+  let bytes = 0;
+  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) bytes += (await lstat(join(entry.parentPath, entry.name))).size;
+  }
+  return Math.round(bytes / 1e6);
+}
+
+/**
+ * Runs an install, saying before it what it installs and where, and after it how long it took and how much it wrote:
+ * the first run installs about 360 MB and takes minutes, which looked like a hang when nothing was said.
+ */
+async function installStep(what: string, dir: string, install: () => Promise<void>): Promise<void> {
+  const started = Date.now();
+  console.error(`setup: installing ${what} into ${relative(ROOT, dir)}/ (first run only; later runs reuse it)`);
+  await install();
+  const seconds = Math.round((Date.now() - started) / 1000);
+  console.error(`setup: ${what}: ${await megabytes(dir)} MB in ${seconds} s`);
+}
+
 async function exists(path: string): Promise<boolean> {
   return await access(path).then(() => true, () => false);
 }
@@ -47,7 +68,11 @@ export async function ensureNode22(): Promise<void> {
   const dir = join(CACHE, "node22");
   await mkdir(dir, { recursive: true });
   await writeFile(join(dir, "package.json"), '{ "private": true }\n');
-  await npm(["install", "--no-audit", "--no-fund", `node@${NODE_VERSION}`], dir);
+  await installStep(
+    `Node ${NODE_VERSION} (the npm package's tests run on it)`,
+    dir,
+    () => npm(["install", "--no-audit", "--no-fund", `node@${NODE_VERSION}`], dir),
+  );
 }
 
 export async function ensureDependenciesCached(): Promise<void> {
@@ -60,7 +85,11 @@ export async function ensureDependenciesCached(): Promise<void> {
   await mkdir(dir, { recursive: true });
   await writeFile(join(dir, "package.json"), '{ "private": true }\n');
   const specs = Object.entries(dependencies).map(([name, version]) => `${name}@${version}`);
-  await npm(["install", "--no-audit", "--no-fund", "--no-save", ...specs], dir);
+  await installStep(
+    "the npm package's dependencies (so its tests install it offline)",
+    dir,
+    () => npm(["install", "--no-audit", "--no-fund", "--no-save", ...specs], dir),
+  );
   await writeFile(marker, wanted);
 }
 
@@ -69,9 +98,14 @@ async function ensureS3Server(): Promise<void> {
   if (await readFile(marker, "utf8").catch(() => "") === S3_SERVER_PACKAGE) return;
   await mkdir(S3_SERVER_DIR, { recursive: true });
   await writeFile(join(S3_SERVER_DIR, "package.json"), '{ "private": true }\n');
-  await npm(
-    ["install", "--no-audit", "--no-fund", "--no-save", "--engine-strict=false", S3_SERVER_PACKAGE],
+  await installStep(
+    "an S3-protocol server (for the cloud feed tests)",
     S3_SERVER_DIR,
+    () =>
+      npm(
+        ["install", "--no-audit", "--no-fund", "--no-save", "--engine-strict=false", S3_SERVER_PACKAGE],
+        S3_SERVER_DIR,
+      ),
   );
   await writeFile(marker, S3_SERVER_PACKAGE);
 }
@@ -81,7 +115,11 @@ export async function ensureBinaryTools(): Promise<void> {
   if (await readFile(marker, "utf8").catch(() => "") === BINARY_TOOL_PACKAGES.join(" ")) return;
   await mkdir(BINARY_TOOLS, { recursive: true });
   await writeFile(join(BINARY_TOOLS, "package.json"), '{ "private": true }\n');
-  await npm(["install", "--no-audit", "--no-fund", "--no-save", ...BINARY_TOOL_PACKAGES], BINARY_TOOLS);
+  await installStep(
+    "the single binary's build tools (esbuild, postject)",
+    BINARY_TOOLS,
+    () => npm(["install", "--no-audit", "--no-fund", "--no-save", ...BINARY_TOOL_PACKAGES], BINARY_TOOLS),
+  );
   await writeFile(marker, BINARY_TOOL_PACKAGES.join(" "));
 }
 

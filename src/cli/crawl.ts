@@ -18,7 +18,7 @@ export async function runCrawlCommand(options: CrawlCommandOptions): Promise<num
   const SpiderClass = pickSpider(await loadSpiders(options.file), options.spider, options.file);
   const spider = createSpider(SpiderClass);
   applySpiderArgs(spider, options.args);
-  const { crawl, feeds, log } = await assembleCrawl(spider, {
+  const { crawl, log } = await assembleCrawl(spider, {
     overrides: Settings.fromPairs(options.settings),
     outputs: options.outputs,
     spiderSource: { file: options.file, spider: options.spider, args: [...options.args] },
@@ -38,7 +38,7 @@ export async function runCrawlCommand(options: CrawlCommandOptions): Promise<num
     // A crawl stopped by a signal may not have got to fetching yet: the signal's status says what happened.
     const nothing = signals.signalled ? undefined : nothingFetched(stats);
     if (nothing) throw new CommandError(nothing);
-    for (const path of feeds.paths) log.info(`items written to ${path}`);
+    // Each feed already said where its items went ("Stored jsonl feed (N items) in: path"), as Scrapy says it.
     if (signals.signalled) return SIGNAL_EXIT[signals.signalled];
     const failed = crawl.stats.monitors?.failed ?? [];
     for (const { monitor, message } of failed) runtime.writeStderr(`netweir: monitor ${monitor} failed: ${message}\n`);

@@ -6,6 +6,7 @@
 import type { Command } from "commander";
 import { runtime } from "../runtime/mod.ts";
 import type { CommandContext } from "./context.ts";
+import { importOwnModule } from "../runtime/optional_module.ts";
 
 const SERVE_HELP_AFTER = `
 Runs spiders as jobs behind a scrapyd-compatible HTTP API (schedule.json, listjobs.json, cancel.json, ...).
@@ -42,7 +43,7 @@ export function addServeCommand(program: Command, context: CommandContext): void
     .action(async (flags) => {
       // Before serve.ts loads the job table's node:sqlite: Node would print an experimental-feature warning.
       runtime.quietSqliteWarning();
-      const { runServe } = await import("./serve.ts");
+      const { runServe } = await importOwnModule<typeof import("./serve.ts")>(import.meta.url, "./serve.ts");
       context.setExitCode(await runServe(flags));
     });
 }

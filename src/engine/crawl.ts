@@ -32,6 +32,7 @@ import { containUncaught } from "./uncaught.ts";
 import { ItemMonitor } from "./item_monitor.ts";
 import type { ItemSchema } from "./item_schema.ts";
 import { judgeMonitors } from "./monitors.ts";
+import { importOwnModule } from "../runtime/optional_module.ts";
 
 /** What a {@link Crawl} runs with besides its spider. */
 export interface CrawlOptions {
@@ -570,7 +571,10 @@ function robotsFetcher(downloader: Downloader) {
 
 /** The browser fetcher, loaded on the first request that renders: a crawl that renders nothing never imports it. */
 async function openBrowser(ctx: CrawlContext, http: HttpFetcher): Promise<ClosableFetcher> {
-  const { BrowserFetcher } = await import("../browser/fetcher.ts");
+  const { BrowserFetcher } = await importOwnModule<typeof import("../browser/fetcher.ts")>(
+    import.meta.url,
+    "../browser/fetcher.ts",
+  );
   return await BrowserFetcher.open({
     settings: ctx.settings,
     spider: ctx.spider,

@@ -64,8 +64,9 @@ export function startWatchers(crawl: Crawl, frontier: Frontier, log: Logger): { 
     }, TICK_MS));
   }
   if (!showProgress) {
-    // No live line (a file, a pipe, a job of netweir serve): a line in the log every logInterval seconds instead,
-    // the first at once, so a log that is being written shows the crawl is alive.
+    // No live line (a file, a pipe, a job of netweir serve): a line in the log every logInterval seconds instead.
+    // A job's log (Scrapy's format, which serve writes and LogParser reads) gets its first at once, as Scrapy's does,
+    // so a log being tailed shows the job is alive; elsewhere a line saying nothing was crawled yet is noise.
     let last = { pages: 0, items: 0, at: Date.now() };
     const logStats = () => {
       if (crawl.stopReason !== null) return;
@@ -81,7 +82,7 @@ export function startWatchers(crawl: Crawl, frontier: Frontier, log: Logger): { 
       );
       last = now;
     };
-    logStats();
+    if (settings.logFormat === "scrapy") logStats();
     timers.push(setInterval(logStats, settings.logInterval * 1000));
   }
   const statsFile = settings.statsFile;

@@ -14,6 +14,7 @@
 import { open, rm } from "node:fs/promises";
 import type { Item } from "../spider/types.ts";
 import type { Feed, FeedFormat, FeedOptions } from "./feed.ts";
+import { importOwnModule } from "../runtime/optional_module.ts";
 
 class ParquetFeed implements Feed {
   readonly path: string;
@@ -42,7 +43,10 @@ class ParquetFeed implements Feed {
     this.#closing ??= this.#tail.then(async () => {
       await this.#handle.close();
       // The Parquet library is loaded here, when a Parquet feed is finished: a crawl without one never loads it.
-      const { writeParquet } = await import("./parquet_file.ts");
+      const { writeParquet } = await importOwnModule<typeof import("./parquet_file.ts")>(
+        import.meta.url,
+        "./parquet_file.ts",
+      );
       await writeParquet(this.#spool, this.path);
       await rm(this.#spool, { force: true });
     });

@@ -13,6 +13,7 @@ import { maskSecrets, maskUrl } from "../log.ts";
 import type { Item } from "../spider/types.ts";
 import type { Feed } from "./feed.ts";
 import { retryWrite } from "./retry_write.ts";
+import { importPackage } from "../runtime/optional_module.ts";
 
 /** How long a page's write is tried again while the server is unreachable (upserts only: they are idempotent). */
 const RETRY_FOR_MS = 60_000;
@@ -87,7 +88,7 @@ export class PostgresFeed implements Feed {
   /** Connects, and makes the table if it is missing: a QueueError (exit 1) says why it could not. */
   static async open(path: string): Promise<PostgresFeed> {
     const target = parsePostgresTarget(path);
-    const { default: postgres } = await import("postgres");
+    const { default: postgres } = await importPackage<{ default: typeof import("postgres") }>("postgres");
     const sql = postgres(target.url, {
       max: 4,
       connect_timeout: CONNECT_TIMEOUT_S,

@@ -12,6 +12,7 @@ import { maskSecrets } from "../log.ts";
 import { maskQueueUrl, type RedisTarget } from "../settings/redis_url.ts";
 import { type ScriptName, SCRIPTS } from "./redis_scripts.ts";
 import { connectWithin, sentinelOptions } from "./sentinel.ts";
+import { importPackage } from "../runtime/optional_module.ts";
 
 /** A script argument: text, a number, or raw bytes (fingerprints). */
 export type ScriptArg = string | number | Uint8Array;
@@ -79,7 +80,7 @@ export class RedisConnection {
     warn: (message: string) => void = () => {},
   ): Promise<RedisConnection> {
     // Loaded on first use: a crawl without a shared queue never pays for the Redis client at start-up.
-    const { Redis } = await import("ioredis");
+    const { Redis } = await importPackage<typeof import("ioredis")>("ioredis");
     const tls = target.tls ? await tlsOptions(target, maskQueueUrl(url)) : undefined;
     const redis = new Redis({
       ...(tls ? { tls } : {}),

@@ -34,6 +34,7 @@ import type {
   Runtime,
   StopSignal,
 } from "./types.ts";
+import { importPackage } from "./optional_module.ts";
 
 /** Whether this process is a single executable application: the netweir binary that scripts/build_binary.ts makes. */
 /** The binary's own assets, when this process is the single binary. */
@@ -74,7 +75,10 @@ function httpClient(options: HttpClientOptions): HttpClient {
   // node:http has no proxy support; undici (the library behind Node's fetch) does, so it is loaded only when a
   // proxy is asked for.
   const proxy = options.proxy;
-  const loaded = import("undici").then((undici) => ({ undici, agent: new undici.ProxyAgent(proxy) }));
+  const loaded = importPackage<typeof import("undici")>("undici").then((undici) => ({
+    undici,
+    agent: new undici.ProxyAgent(proxy),
+  }));
   return {
     async fetch(url, init) {
       const { undici, agent } = await loaded;

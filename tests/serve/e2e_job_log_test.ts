@@ -100,11 +100,26 @@ Deno.test("netweir crawl logs Scrapy's progress line every log_interval seconds 
       const result = await crawl.wait();
       assert.equal(result.code, 0, result.stderr);
       const lines = [...result.stderr.matchAll(PROGRESS)];
-      assert.ok(lines.length >= 2, result.stderr);
-      assert.equal(lines[0][0], "Crawled 0 pages (at 0 pages/min), scraped 0 items (at 0 items/min)", "one at once");
+      assert.ok(lines.length >= 1, result.stderr);
       assert.ok(!result.stderr.includes("\r"), "no live progress line on a pipe");
-      assert.match(result.stderr, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z INFO Crawled 0 pages/m, "netweir's format");
+      assert.match(
+        result.stderr,
+        /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z INFO Crawled \d+ pages/m,
+        "netweir's format",
+      );
     });
+  } finally {
+    await site.close();
+  }
+});
+
+Deno.test("netweir crawl logs no progress line at its start: a short crawl's log has none", async () => {
+  const site = await startFixtureSite({ books: 2 });
+  try {
+    const result = await crawlBooks(site.url, []).wait();
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal([...result.stderr.matchAll(PROGRESS)].length, 0, result.stderr);
+    assert.match(result.stderr, /INFO crawl finished /);
   } finally {
     await site.close();
   }

@@ -3,6 +3,7 @@
  * names it, so a crawl without cloud output never loads a signer or reads a credentials file.
  */
 import type { CloudUrl } from "./cloud_url.ts";
+import { importOwnModule } from "../../runtime/optional_module.ts";
 
 /** A bucket and object a feed is uploaded to, with the credentials to do it. */
 export interface CloudStore {
@@ -44,7 +45,7 @@ export async function openCloudStore(
   options: CloudStoreOptions = {},
 ): Promise<CloudStore> {
   if (url.scheme === "s3") {
-    const { S3Store } = await import("./s3_store.ts");
+    const { S3Store } = await importOwnModule<typeof import("./s3_store.ts")>(import.meta.url, "./s3_store.ts");
     return await S3Store.open(url, environment, options);
   }
   const { GcsStore } = await import("./gcs_store.ts");
