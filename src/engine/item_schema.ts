@@ -30,7 +30,10 @@ function errorField(error: SchemaError): string {
 
 /** Compiles `schema`; a schema ajv refuses is a SettingsError naming why (exit 2 on the command line). */
 export async function compileItemSchema(schema: Record<string, unknown> | boolean): Promise<ItemSchema> {
-  const module = await importPackage<unknown>("ajv") as { Ajv?: AjvClass; default: AjvClass | { default: AjvClass } };
+  const module = await importPackage<unknown>("npm:ajv@8.20.0") as {
+    Ajv?: AjvClass;
+    default: AjvClass | { default: AjvClass };
+  };
   const Ajv = module.Ajv ?? ("default" in module.default ? module.default.default : module.default);
   // allErrors: every field an item breaks is counted, not the first only. strict off: a keyword ajv does not know
   // (one of another draft, or a tool's own) is ignored rather than refused, as most validators do.

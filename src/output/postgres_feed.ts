@@ -88,7 +88,7 @@ export class PostgresFeed implements Feed {
   /** Connects, and makes the table if it is missing: a QueueError (exit 1) says why it could not. */
   static async open(path: string): Promise<PostgresFeed> {
     const target = parsePostgresTarget(path);
-    const { default: postgres } = await importPackage<{ default: typeof import("postgres") }>("postgres");
+    const { default: postgres } = await importPackage<{ default: typeof import("postgres") }>("npm:postgres@3.4.10");
     const sql = postgres(target.url, {
       max: 4,
       connect_timeout: CONNECT_TIMEOUT_S,

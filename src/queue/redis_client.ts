@@ -80,7 +80,7 @@ export class RedisConnection {
     warn: (message: string) => void = () => {},
   ): Promise<RedisConnection> {
     // Loaded on first use: a crawl without a shared queue never pays for the Redis client at start-up.
-    const { Redis } = await importPackage<typeof import("ioredis")>("ioredis");
+    const { Redis } = await importPackage<typeof import("ioredis")>("npm:ioredis@5.9.2");
     const tls = target.tls ? await tlsOptions(target, maskQueueUrl(url)) : undefined;
     const redis = new Redis({
       ...(tls ? { tls } : {}),

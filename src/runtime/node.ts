@@ -75,7 +75,7 @@ function httpClient(options: HttpClientOptions): HttpClient {
   // node:http has no proxy support; undici (the library behind Node's fetch) does, so it is loaded only when a
   // proxy is asked for.
   const proxy = options.proxy;
-  const loaded = importPackage<typeof import("undici")>("undici").then((undici) => ({
+  const loaded = importPackage<typeof import("undici")>("npm:undici@7.30.2").then((undici) => ({
     undici,
     agent: new undici.ProxyAgent(proxy),
   }));

@@ -6,8 +6,9 @@
  * PostgreSQL clients and the job server's web framework on its first run (136 downloads for `deno task demo`). A
  * specifier passed through these functions is not a literal, so Deno loads it when the call runs and not before.
  *
- * The npm build turns each call back into a literal `import()` (scripts/npm/literal_imports.ts), where Node resolves
- * it from node_modules only when it runs anyway and the single binary's bundler must see it to bundle it.
+ * The npm build turns each call back into a literal `import()` of the module or the bare package name
+ * (scripts/npm/literal_imports.ts): Node resolves a literal dynamic import only when it runs anyway, and the single
+ * binary's bundler must see it to bundle it.
  */
 
 /**
@@ -18,7 +19,11 @@ export function importOwnModule<T>(base: string, path: string): Promise<T> {
   return import(new URL(path, base).href) as Promise<T>;
 }
 
-/** An npm package (or one of its subpaths) named in deno.json's imports, by its bare name. */
-export function importPackage<T>(name: string): Promise<T> {
-  return import(name) as Promise<T>;
+/**
+ * An npm package by its full `npm:name@version` specifier, the one deno.json's imports map its bare name to
+ * (tests/cli/first_run_test.ts holds the two equal). Not the bare name: a package published to JSR has no import map
+ * at run time, and JSR rewrites only specifiers it can read when publishing.
+ */
+export function importPackage<T>(specifier: `npm:${string}`): Promise<T> {
+  return import(specifier) as Promise<T>;
 }

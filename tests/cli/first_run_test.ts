@@ -8,7 +8,7 @@
  * command line and one crawl of 3 books).
  */
 import assert from "node:assert/strict";
-import { cp, mkdir, mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CLI_PATH, REPO_ROOT } from "../helpers/cli.ts";
@@ -125,17 +125,34 @@ Deno.test("a first crawl downloads only the packages a plain crawl runs", async 
 Deno.test("the npm build turns each optional import back into a literal import()", () => {
   const emitted = [
     `const { BrowserFetcher } = await importOwnModule(import.meta.url, "../browser/fetcher.ts");`,
-    `const { Redis } = await importPackage("ioredis");`,
+    `const { Redis } = await importPackage("npm:ioredis@5.9.2");`,
+    `const sdk = await importPackage("npm:@scope/name@1.0.0");`,
     `const m = await importOwnModule(\n  import.meta.url,\n  "./parquet_file.ts",\n);`,
   ].join("\n");
   const { text, calls } = literalImports(emitted);
-  assert.equal(calls, 3);
+  assert.equal(calls, 4);
   assert.equal(
     text,
     [
       `const { BrowserFetcher } = await import("../browser/fetcher.js");`,
       `const { Redis } = await import("ioredis");`,
+      `const sdk = await import("@scope/name");`,
       `const m = await import("./parquet_file.js");`,
     ].join("\n"),
   );
+});
+
+Deno.test("each package loaded on use is the version deno.json pins", async () => {
+  const imports: Record<string, string> = JSON.parse(await readFile(join(REPO_ROOT, "deno.json"), "utf8")).imports;
+  const pinned = new Set(Object.values(imports));
+  let found = 0;
+  for (const entry of await readdir(join(REPO_ROOT, "src"), { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !entry.name.endsWith(".ts") || entry.name === "optional_module.ts") continue;
+    const text = await readFile(join(entry.parentPath, entry.name), "utf8");
+    for (const [, specifier] of text.matchAll(/importPackage\b.*?\(\s*"(npm:[^"]+)"/g)) {
+      found++;
+      assert.ok(pinned.has(specifier), `${entry.name}: ${specifier} is not what deno.json's imports pin`);
+    }
+  }
+  assert.ok(found >= 4, `only ${found} importPackage calls found`);
 });
