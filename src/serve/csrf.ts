@@ -42,8 +42,10 @@ export function sessionCookie(session: string): string {
 
 /**
  * Whether a request with an Origin header is a dashboard form post from the service's own pages: POST, to an action,
- * its Origin `http://` or `https://` and the Host it was sent to, and no `Sec-Fetch-Site` other than same-origin.
- * `Origin: null` (sandboxed frames, some redirects) is never the service's own.
+ * its Origin `http://` or `https://` and the Host it was sent to (or, behind a proxy that rewrites Host, the one
+ * X-Forwarded-Host names), and no `Sec-Fetch-Site` other than same-origin. `Origin: null` (sandboxed frames, some
+ * redirects) is never the service's own. A page elsewhere can't forge X-Forwarded-Host: a form can't set headers, and
+ * a fetch that sets one is preflighted with its Origin, which is refused.
  */
 export function isOwnFormPost(request: Request, host: string): boolean {
   if (request.method !== "POST") return false;
@@ -58,7 +60,10 @@ export function isOwnFormPost(request: Request, host: string): boolean {
     return false;
   }
   const own = (parsed.protocol === "http:" || parsed.protocol === "https:") && parsed.origin === origin;
-  return own && parsed.host.toLowerCase() === host.trim().toLowerCase();
+  // One proxy's X-Forwarded-Host: a list ("a, b") is a chain this check does not try to read.
+  const forwarded = request.headers.get("x-forwarded-host");
+  const hosts = [host, ...(forwarded !== null && !forwarded.includes(",") ? [forwarded] : [])];
+  return own && hosts.some((one) => parsed.host.toLowerCase() === one.trim().toLowerCase());
 }
 
 /** Makes and checks the tokens of one app: its key is its own, so two services (or two apps) share nothing. */

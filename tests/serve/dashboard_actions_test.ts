@@ -133,6 +133,26 @@ Deno.test("form posts without the session's token, or from anywhere but the serv
     }
     assert.equal(service.runner.get("never"), undefined, "no job was scheduled");
 
+    // Behind a proxy that speaks HTTPS and addresses the service as 127.0.0.1: the browser's Origin is the proxy's,
+    // which X-Forwarded-Host names; without it the post is refused like any foreign one.
+    const proxied = { origin: "https://crawl.example", "x-forwarded-host": "crawl.example" };
+    const viaProxy = { ...job, [TOKEN_FIELD]: browser.token, jobid: "proxied" };
+    const noHeader = await browser.post("/ui/schedule", viaProxy, { origin: "https://crawl.example" });
+    assert.equal(noHeader.status, 403);
+    const chain = await browser.post("/ui/schedule", viaProxy, {
+      ...proxied,
+      "x-forwarded-host": "a.example, crawl.example",
+    });
+    assert.equal(chain.status, 403);
+    const behind = await browser.post("/ui/schedule", viaProxy, { ...proxied, "x-forwarded-prefix": "/crawl" });
+    assert.equal(behind.status, 303);
+    assert.equal(behind.headers.get("location"), "/crawl/job/shop/proxied", "sent on under the proxy's prefix");
+    const prefixed = await (await app.request(`${ORIGIN}/new`, {
+      headers: { host: "127.0.0.1:6800", cookie: browser.cookie, "x-forwarded-prefix": "/crawl" },
+    })).text();
+    assert.match(prefixed, /action="\/crawl\/ui\/schedule"/);
+    assert.doesNotMatch(prefixed, /action="\/ui\//);
+
     // The JSON API: an Origin is refused as before, even the service's own; without one it answers as scrapyd's.
     const withOrigin = await app.request(`${ORIGIN}/schedule.json`, {
       ...form([["project", "shop"], ["spider", "books"]]),
@@ -194,6 +214,15 @@ Deno.test("a job scheduled, cancelled and re-run from the forms, a refused form 
     assert.match(tailHtml, /line one\n&lt;script&gt;alert\(1\)&lt;\/script&gt;/);
     assert.doesNotMatch(tailHtml, /<script>|pw-log/);
     assert.match(tailHtml, /http-equiv="refresh" content="1"/);
+    // Bounded: of a long log, its last 200 lines.
+    const long = Array.from({ length: 1000 }, (_, i) => `line ${i}`).join("\n") + "\n";
+    await writeAt(service.paths.logFile(job), long);
+    const shown = /<pre id="log">([^<]*)<\/pre>/.exec(await (await browser.get("/job/shop/from-form/tail")).text())![1];
+    assert.deepEqual([shown.split("\n").length, shown.split("\n")[0], shown.split("\n").at(-1)], [
+      200,
+      "line 800",
+      "line 999",
+    ]);
 
     const cancel = await browser.act("cancel", { project: "shop", job: "from-form", back: "list" });
     assert.equal(cancel.status, 303);
