@@ -136,10 +136,11 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       });
     };
 
-    /** The job a form names (project and job), or a refusal. */
+    /** The job a button names (its target, PROJECT/JOB), or a refusal. */
     const formJob = (form: URLSearchParams): JobRecord => {
-      const job = jobNamed(jobs, form.get("project") ?? "", form.get("job") ?? "");
-      if (!job) throw new ScheduleError(`job '${form.get("job")}' not found in project '${form.get("project")}'`);
+      const [project, id] = targetOf(form);
+      const job = jobNamed(jobs, project, id);
+      if (!job) throw new ScheduleError(`job '${id}' not found in project '${project}'`);
       return job;
     };
     const backTo = (form: URLSearchParams, job: JobRecord) =>
@@ -192,12 +193,12 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       }
     });
 
-    /** The schedule a form names (project and schedule), or a refusal. */
+    /** The schedule a button names (its target, PROJECT/SCHEDULE), or a refusal. */
     const formSchedule = (form: URLSearchParams) => {
-      const id = form.get("schedule") ?? "";
+      const [project, id] = targetOf(form);
       const found = isServeName(id) ? schedules.get(id) : undefined;
-      if (!found || found.job.project.toLowerCase() !== (form.get("project") ?? "").toLowerCase()) {
-        throw new ScheduleError(`schedule '${id}' not found in project '${form.get("project")}'`);
+      if (!found || found.job.project.toLowerCase() !== project.toLowerCase()) {
+        throw new ScheduleError(`schedule '${id}' not found in project '${project}'`);
       }
       return found;
     };
@@ -218,6 +219,13 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   };
 
   return { actions, addRoutes };
+}
+
+/** A button's target, PROJECT/NAME, as its two names (empty when it has no slash). */
+function targetOf(form: URLSearchParams): [string, string] {
+  const target = form.get("target") ?? "";
+  const slash = target.indexOf("/");
+  return slash < 0 ? ["", ""] : [target.slice(0, slash), target.slice(slash + 1)];
 }
 
 /** A job by project and id as a URL or form gives them (ids and projects ignore case); undefined when none. */

@@ -10,7 +10,7 @@ import { maskSecrets } from "../log.ts";
 import { escapeHtml } from "./html.ts";
 import { duration, fileLinks, jobPageUrl, number, STYLE, time } from "./page_parts.ts";
 import { maskArgument, maskedPairs, maskSetting, maskStrings } from "./secrets.ts";
-import { BUTTON_STYLE, jobButtons, type PageActions } from "./dashboard_forms.ts";
+import { actionForms, BUTTON_STYLE, jobButtons, type PageActions } from "./dashboard_forms.ts";
 import type { JobRecord } from "./types.ts";
 
 /** What the page shows, read by the app from the job's files. */
@@ -85,7 +85,7 @@ ${live ? `<meta http-equiv="refresh" content="5">\n` : ""}<title>${escapeHtml(jo
 <body>
 <p><a href="/">← all jobs</a></p>
 <h1>Job <code>${escapeHtml(job.id)}</code> <span class="outcome ${escapeHtml(state)}">${escapeHtml(state)}</span></h1>
-${data.actions ? `<p class="actions">${jobButtons(job, data.actions, "job")}</p>` : ""}
+${data.actions ? `${actionForms(data.actions, "job")}\n<p class="actions">${jobButtons(job, data.actions)}</p>` : ""}
 ${
     facts([
       ["project", escapeHtml(job.project)],

@@ -8,7 +8,14 @@
  */
 import { escapeHtml } from "./html.ts";
 import { duration, fileLinks, jobPageUrl, number, STYLE, time } from "./page_parts.ts";
-import { BUTTON_STYLE, jobButtons, newJobLink, type PageActions, scheduleButtons } from "./dashboard_forms.ts";
+import {
+  actionForms,
+  BUTTON_STYLE,
+  jobButtons,
+  newJobLink,
+  type PageActions,
+  scheduleButtons,
+} from "./dashboard_forms.ts";
 import type { ScheduleRecord } from "./schedule_store.ts";
 import type { JobOutcome, JobRecord } from "./types.ts";
 
@@ -157,6 +164,7 @@ export function renderStatusPage(data: StatusPageData): string {
 <p>${count("running")} running · ${count("pending")} waiting · ${count("finished")} finished.
 <span class="dim">This page reloads every 5 seconds.</span></p>
 ${newJobLink(data.actions)}
+${actionForms(data.actions, "list")}
 <p class="filters">${filterLine("project", "project", projects, query)}
 ${filterLine("spider", "spider", spiders, query)}
 ${filterLine("outcome", "outcome", [...OUTCOMES], query)}</p>
@@ -166,7 +174,7 @@ ${
       ["job", "project", "spider", "started", "stats so far", "", ""],
       running.map((job) =>
         `<tr>${jobCells(job)}<td>${time(job.startedAt)}</td><td>${statsCell(data.stats.get(job.id))}</td>` +
-        `<td>${fileLinks(job)}</td><td>${jobButtons(job, data.actions, "list")}</td></tr>`
+        `<td>${fileLinks(job)}</td><td>${jobButtons(job, data.actions)}</td></tr>`
       ),
     )
   }
@@ -176,7 +184,7 @@ ${
       ["job", "project", "spider", "priority", "scheduled", ""],
       pending.slice(0, PAGE_SIZE).map((job) =>
         `<tr>${jobCells(job)}<td>${escapeHtml(job.priority)}</td><td>${time(job.createdAt)}</td>` +
-        `<td>${jobButtons(job, data.actions, "list")}</td></tr>`
+        `<td>${jobButtons(job, data.actions)}</td></tr>`
       ),
       pending.length,
       morePending,
@@ -189,7 +197,7 @@ ${
       finishedPage.map((job) =>
         `<tr>${jobCells(job)}<td class="outcome ${escapeHtml(job.outcome ?? "")}">${escapeHtml(job.outcome ?? "")}` +
         `</td><td>${time(job.startedAt)}</td><td>${time(job.endedAt)}</td><td>${fileLinks(job)}</td>` +
-        `<td>${jobButtons(job, data.actions, "list")}</td></tr>`
+        `<td>${jobButtons(job, data.actions)}</td></tr>`
       ),
       finished.length,
       pager,

@@ -224,7 +224,7 @@ Deno.test("a job scheduled, cancelled and re-run from the forms, a refused form 
       "line 999",
     ]);
 
-    const cancel = await browser.act("cancel", { project: "shop", job: "from-form", back: "list" });
+    const cancel = await browser.act("cancel", { target: "shop/from-form", back: "list" });
     assert.equal(cancel.status, 303);
     assert.equal(cancel.headers.get("location"), "/");
     const cancelled = await service.runner.whenFinished("from-form");
@@ -232,13 +232,13 @@ Deno.test("a job scheduled, cancelled and re-run from the forms, a refused form 
 
     // Re-run: a new job with the old one's settings and arguments, checked again.
     await writeFile(gate, "");
-    const rerun = await browser.act("rerun", { project: "shop", job: "from-form" });
+    const rerun = await browser.act("rerun", { target: "shop/from-form" });
     assert.equal(rerun.status, 303);
     const newId = /^\/job\/shop\/([0-9a-f]{32})$/.exec(rerun.headers.get("location")!)![1];
     const again = service.runner.get(newId)!;
     assert.deepEqual([again.spider, again.settings, again.args], ["books", job.settings, job.args]);
     assert.equal((await service.runner.whenFinished(newId))?.outcome, "finished");
-    const notFinished = await browser.act("rerun", { project: "news", job: newId });
+    const notFinished = await browser.act("rerun", { target: `news/${newId}` });
     assert.equal(notFinished.status, 400, "a job of another project is not found");
 
     // Schedules.
@@ -261,14 +261,14 @@ Deno.test("a job scheduled, cancelled and re-run from the forms, a refused form 
     assert.equal(badCron.status, 400);
     assert.match(await badCron.text(), /value="every day"/, "the typed cron kept");
     for (const [action, paused] of [["pauseschedule", true], ["resumeschedule", false]] as const) {
-      const response = await browser.act(action, { project: "shop", schedule: "nightly" });
+      const response = await browser.act(action, { target: "shop/nightly" });
       assert.equal(response.status, 303, action);
       assert.equal(service.scheduler.get("nightly")?.paused, paused, action);
     }
     const list = await (await browser.get("/")).text();
     assert.match(list, /action="\/ui\/pauseschedule"/);
     assert.match(list, /action="\/ui\/rerun"/);
-    const deleted = await browser.act("delschedule", { project: "shop", schedule: "nightly" });
+    const deleted = await browser.act("delschedule", { target: "shop/nightly" });
     assert.equal(deleted.status, 303);
     assert.equal(service.scheduler.get("nightly"), undefined);
   });
