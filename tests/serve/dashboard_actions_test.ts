@@ -2,7 +2,8 @@
  * The dashboard's actions at the request level, on the real job service (jobs.db, the runner starting the fake
  * crawl) and the real app: what a browser's form posts do, and every post that is not the service's own page's
  * refused (no token, a wrong one, another session's, a foreign Origin, Origin null, a cross-site fetch, a rebinding
- * Host) with nothing done. The JSON API answers as before. About 6 s (a few fake crawl processes).
+ * Host) with nothing done. The JSON API answers as before. With a login, the buttons need it. About 10 s (a few fake
+ * crawl processes).
  */
 import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
@@ -11,7 +12,7 @@ import { createApp } from "../../src/serve/app.ts";
 import { TOKEN_FIELD } from "../../src/serve/csrf.ts";
 import { type OpenedJobService, openJobService } from "../../src/serve/job_service.ts";
 import { FAKE_CRAWL, memoryLog, waitUntil, withTempDir } from "./_job_helpers.ts";
-import { fixtureRegistry, form, writeAt } from "./_setup.ts";
+import { fixtureRegistry, form, record, withApp, writeAt } from "./_setup.ts";
 import type { Hono } from "hono";
 
 const ORIGIN = "http://127.0.0.1:6800";
@@ -271,5 +272,52 @@ Deno.test("a job scheduled, cancelled and re-run from the forms, a refused form 
     const deleted = await browser.act("delschedule", { target: "shop/nightly" });
     assert.equal(deleted.status, 303);
     assert.equal(service.scheduler.get("nightly"), undefined);
+  });
+});
+
+Deno.test("with a login, the buttons need it too; garbled targets and a foreign 'back' are refused or ignored", async () => {
+  const auth = { username: "me", password: "pw-dashboard-9" };
+  const basic = "Basic " + btoa("me:pw-dashboard-9");
+  await withApp({ auth }, async ({ app, jobs }) => {
+    jobs.schedule({ ...record({ id: "waiting", project: "shop", spider: "books" }) });
+    const get = await app.request(`${ORIGIN}/`, { headers: { host: "127.0.0.1:6800", authorization: basic } });
+    const cookie = get.headers.get("set-cookie")!.split(";")[0];
+    const html = await get.text();
+    assert.doesNotMatch(html, /pw-dashboard-9/);
+    const token = new RegExp(`name="${TOKEN_FIELD}" value="([^"]+)"`).exec(html)![1];
+    const post = (fields: Record<string, string>, login?: string) =>
+      app.request(`${ORIGIN}/ui/cancel`, {
+        method: "POST",
+        headers: {
+          host: "127.0.0.1:6800",
+          origin: ORIGIN,
+          "content-type": "application/x-www-form-urlencoded",
+          cookie,
+          ...(login ? { authorization: login } : {}),
+        },
+        body: new URLSearchParams({ [TOKEN_FIELD]: token, ...fields }).toString(),
+      });
+    assert.equal((await post({ target: "shop/waiting" })).status, 401, "no login");
+    const wrongUser = "Basic " + btoa("someone:pw-dashboard-9");
+    assert.equal((await post({ target: "shop/waiting" }, wrongUser)).status, 401);
+    assert.equal(jobs.get("waiting")?.state, "pending");
+    for (const target of ["", "waiting", "shop/", "/waiting", "news/waiting", "shop/../waiting"]) {
+      const refused = await post({ target }, basic);
+      assert.equal(refused.status, 400, target);
+      assert.match(await refused.text(), /not found in project/);
+    }
+    assert.equal(jobs.get("waiting")?.state, "pending");
+    const done = await post({ target: "shop/waiting", back: "https://evil.example/" }, basic);
+    assert.equal(done.status, 303);
+    assert.equal(done.headers.get("location"), "/job/shop/waiting", "an unknown 'back' goes to the job's page");
+    assert.equal(jobs.get("waiting")?.outcome, "cancelled");
+    for (const path of ["/", "/job/shop/waiting", "/new"]) {
+      const csp = (await app.request(`${ORIGIN}${path}`, { headers: { authorization: basic, cookie } }))
+        .headers.get("content-security-policy")!;
+      assert.match(csp, /default-src 'none'/, path);
+      assert.match(csp, /form-action 'self'/, path);
+      assert.match(csp, /frame-ancestors 'none'/, path);
+      assert.doesNotMatch(csp, /script-src/, path);
+    }
   });
 });
