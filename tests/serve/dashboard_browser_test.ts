@@ -1,6 +1,6 @@
 /**
- * The dashboard driven in real headless Chromium against a real `netweir serve` process and a fixture site on
- * 127.0.0.1: a job scheduled from the form, watched running in the live log tail, cancelled; a finished job re-run
+ * The dashboard driven in real headless Chromium against a real `netweir serve` process with a login and a fixture
+ * site on 127.0.0.1 (the browser gives the login when asked, as a person would): a job scheduled from the form, watched running in the live log tail, cancelled; a finished job re-run
  * from its Re-run button; a schedule added, paused, resumed and deleted. Every click is a form the browser posts
  * itself (with its Origin and the session's token), so this is also the proof that the refusals let the service's
  * own page through. The page runs no script and loads nothing from elsewhere (no console problem, no stray request).
@@ -14,6 +14,8 @@ import type { Page } from "puppeteer-core";
 import { startFixtureSite } from "../helpers/fixture_site.ts";
 import { bodyText, screenshot, watchedPage, withChromium } from "./_chromium.ts";
 import { poll, type ServeProcess, startServe, stopQuietly } from "./_e2e_service.ts";
+
+const LOGIN = { username: "me", password: "pw-dash-browser-7" };
 import { withTempDir } from "./_setup.ts";
 
 const BOOKS = 12;
@@ -48,11 +50,22 @@ Deno.test("the dashboard in Chromium: schedule from the form, watch the tail, ca
   let service: ServeProcess | undefined;
   try {
     await withTempDir(async (dir) => {
-      service = await startServe(join(dir, "serve"), ["--max-jobs", "2"]);
+      service = await startServe(join(dir, "serve"), ["--max-jobs", "2"], {
+        env: { NETWEIR_SERVE_USERNAME: LOGIN.username, NETWEIR_SERVE_PASSWORD: LOGIN.password },
+      });
       const origin = service.url.replace(/\/$/, "");
+      const authorization = "Basic " + btoa(`${LOGIN.username}:${LOGIN.password}`);
+      const schedules = async () =>
+        (await (await fetch(`${origin}/listschedules.json`, { headers: { authorization } })).json()).schedules as {
+          paused: boolean;
+        }[];
+      const anonymous = await fetch(`${origin}/`);
+      await anonymous.body?.cancel();
+      assert.equal(anonymous.status, 401, "the service asks for its login");
       const gate = join(dir, "gate");
       await withChromium(async (browser) => {
         const { page, problems, strayRequests } = await watchedPage(browser, origin);
+        await page.authenticate(LOGIN);
         await page.goto(`${origin}/`, { waitUntil: "load" });
         await clickThrough(page, 'a[href="/new"]');
 
@@ -111,14 +124,14 @@ Deno.test("the dashboard in Chromium: schedule from the form, watch the tail, ca
         await screenshot(page, shots, "5-schedule-added");
         await clickThrough(page, "table.list-schedules button.pauseschedule");
         assert.match(await scheduleRow(), /paused/);
-        const listed = await service!.get("listschedules.json", { project: "shop" });
-        assert.deepEqual((listed.schedules as { paused: boolean }[]).map((s) => s.paused), [true]);
+        assert.deepEqual((await schedules()).map((s) => s.paused), [true]);
         await screenshot(page, shots, "6-schedule-paused");
         await clickThrough(page, "table.list-schedules button.resumeschedule");
         assert.doesNotMatch(await scheduleRow(), /paused/);
         await clickThrough(page, "table.list-schedules button.delschedule");
         assert.match(await scheduleRow(), /none/);
-        assert.deepEqual((await service!.get("listschedules.json")).schedules, []);
+        assert.deepEqual(await schedules(), []);
+        assert.doesNotMatch(await page.content(), /pw-dash-browser/);
 
         assert.deepEqual(problems, [], "no CSP violation or other console problem");
         assert.deepEqual(strayRequests, []);
