@@ -17,7 +17,7 @@ import { isServeName } from "./names.ts";
 import { checkSchedule, isRefusal, optionalName, requiredName, ScheduleError } from "./schedule.ts";
 import { listedJobs, scrapydForgets } from "./scrapyd_format.ts";
 import { maskStrings } from "./secrets.ts";
-import { type BasicAuth, security } from "./security.ts";
+import { type BasicAuth, dashboardAllowed, security } from "./security.ts";
 import { readJobStats } from "./stats.ts";
 import { PAGE_CSP } from "./html.ts";
 import { parseListQuery, renderStatusPage } from "./status_page.ts";
@@ -310,7 +310,15 @@ export function createApp(options: AppOptions): Hono {
       "Content-Security-Policy": csp,
       "Cache-Control": "no-store",
     });
-  const dashboard = createDashboard({ jobs, registry, paths, schedules: options.schedules, nodeName, log });
+  const dashboard = createDashboard({
+    jobs,
+    registry,
+    paths,
+    schedules: options.schedules,
+    nodeName,
+    log,
+    enabled: dashboardAllowed(options),
+  });
   dashboard.addRoutes(app, page);
 
   app.get("/jobs", (c) => page(c, renderJobsPage(jobs.list())));

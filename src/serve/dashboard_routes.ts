@@ -31,6 +31,8 @@ export interface DashboardOptions {
   schedules?: Scheduler;
   nodeName: string;
   log?: Logger;
+  /** Whether the forms may be used at all (security.ts's dashboardAllowed); without, the pages have no buttons. */
+  enabled: boolean;
 }
 
 /** app.ts's way of answering with an HTML page under a given CSP. */
@@ -38,8 +40,8 @@ export type PageResponder = (c: Context, html: string, csp: string, status?: 200
 
 /** The dashboard of one app: its own token key, so two apps in one process share nothing. */
 export interface Dashboard {
-  /** The buttons' token for this browser, giving it a session cookie when it has none. */
-  actions(c: Context): PageActions;
+  /** The buttons' token for this browser, giving it a session cookie when it has none; undefined when disabled. */
+  actions(c: Context): PageActions | undefined;
   /** Adds the routes to `app`. */
   addRoutes(app: Hono, page: PageResponder): void;
 }
@@ -61,14 +63,15 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const { jobs, registry, paths, schedules, nodeName, log } = options;
   const tokens = new CsrfTokens();
 
-  const actions = (c: Context): PageActions => {
+  const token = (c: Context): string => {
     let session = sessionOf(c.req.header("cookie"));
     if (session === undefined) {
       session = tokens.newSession();
       c.header("Set-Cookie", sessionCookie(session));
     }
-    return { token: tokens.token(session, username(c)) };
+    return tokens.token(session, username(c));
   };
+  const actions = (c: Context): PageActions | undefined => options.enabled ? { token: token(c) } : undefined;
 
   /** A 303 to a path of the service, under the proxy's prefix when there is one. */
   const seeOther = (c: Context, path: string) =>
@@ -88,7 +91,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       const html = renderNewJobPage({
         nodeName,
         projects: await projectSpiders(),
-        token: actions(c).token,
+        token: token(c),
         schedules: schedules !== undefined,
         refused: refused &&
           {
@@ -102,7 +105,15 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     const message = (c: Context, title: string, text: string, status: 400 | 403 | 404, back = "/") =>
       page(c, renderMessagePage(nodeName, title, text, back), DASHBOARD_CSP, status);
 
-    app.get("/new", (c) => newJobPage(c));
+    app.get("/new", (c) =>
+      options.enabled ? newJobPage(c) : message(
+        c,
+        "The dashboard's forms are off",
+        "This service listens on an address other machines can reach without a login (--insecure-no-auth), where " +
+          "any web page could use these forms by pointing a name of its own at it (DNS rebinding). Set a login " +
+          "(NETWEIR_SERVE_USERNAME and NETWEIR_SERVE_PASSWORD) to use them.",
+        403,
+      ));
 
     app.get("/job/:project/:job/tail", async (c) => {
       const job = jobNamed(jobs, c.req.param("project"), c.req.param("job"));
@@ -118,7 +129,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     const action = (name: string, run: (form: URLSearchParams, c: Context) => Response | Promise<Response>) => {
       app.post(`/ui/${name}`, async (c) => {
         const form = await formOf(c);
-        if (!tokens.check(form.get(TOKEN_FIELD), sessionOf(c.req.header("cookie")), username(c))) {
+        if (!options.enabled || !tokens.check(form.get(TOKEN_FIELD), sessionOf(c.req.header("cookie")), username(c))) {
           return message(
             c,
             "Not done",

@@ -72,6 +72,15 @@ function credentialsChecker(auth: BasicAuth): (given: BasicAuth | undefined) => 
   };
 }
 
+/**
+ * Whether the dashboard's forms may be used: on a loopback address (the Host check stops rebound pages) or with a
+ * login (a rebound page's browser has none for its name). With --insecure-no-auth on another address, a page that
+ * rebinds its name to the service would be same-origin with it, read a token and post; so there are no forms there.
+ */
+export function dashboardAllowed(options: Pick<SecurityOptions, "loopback" | "auth">): boolean {
+  return options.loopback || options.auth !== undefined;
+}
+
 function refuse(status: 403, message: string, nodeName: string): Response {
   return jsonAnswer({ node_name: nodeName, status: "error", message }, status);
 }
@@ -93,10 +102,12 @@ function unauthorized(): Response {
  */
 export function security(options: SecurityOptions): MiddlewareHandler {
   const check = options.auth ? credentialsChecker(options.auth) : undefined;
+  // On an address others reach, without a login, a rebound page would pass as the service's own: no exception there.
+  const formsAllowed = dashboardAllowed(options);
   return async (c, next) => {
     const host = c.req.header("host") ?? new URL(c.req.url).host;
     // The dashboard's own form posts carry the service's Origin; they still need their token (dashboard_routes.ts).
-    if (c.req.header("origin") !== undefined && !isOwnFormPost(c.req.raw, host)) {
+    if (c.req.header("origin") !== undefined && !(formsAllowed && isOwnFormPost(c.req.raw, host))) {
       return refuse(403, "requests from web pages (with an Origin header) are refused", options.nodeName);
     }
     if (options.loopback) {

@@ -321,3 +321,27 @@ Deno.test("with a login, the buttons need it too; garbled targets and a foreign 
     }
   });
 });
+
+Deno.test("on an address others reach without a login (--insecure-no-auth) the forms are off: a rebound page could use them", async () => {
+  await withApp({ loopback: false }, async ({ app, jobs }) => {
+    jobs.schedule({ ...record({ id: "waiting", project: "shop", spider: "books" }) });
+    // What a page that rebound evil.example to the service would see: its own name as Host, and no buttons.
+    const headers = { host: "evil.example:6800" };
+    const list = await app.request("http://evil.example:6800/", { headers });
+    assert.equal(list.status, 200);
+    const html = await list.text();
+    assert.doesNotMatch(html, new RegExp(`name="${TOKEN_FIELD}"|<button|href="/new"`));
+    assert.equal(list.headers.get("set-cookie"), null);
+    const forms = await app.request("http://evil.example:6800/new", { headers });
+    assert.equal(forms.status, 403);
+    assert.match(await forms.text(), /forms are off.*--insecure-no-auth/s);
+    const post = await app.request("http://evil.example:6800/ui/cancel", {
+      method: "POST",
+      headers: { ...headers, origin: "http://evil.example:6800", "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ target: "shop/waiting", [TOKEN_FIELD]: "x".repeat(43) }).toString(),
+    });
+    assert.equal(post.status, 403);
+    assert.match((await post.json()).message, /Origin/);
+    assert.equal(jobs.get("waiting")?.state, "pending");
+  });
+});
