@@ -7,6 +7,8 @@ import { isAbsolute, relative, sep } from "node:path";
 import { CONFINED_SETTINGS } from "./confine.ts";
 import { ScheduleError } from "./schedule.ts";
 import { SCHEDULE_PARAMS } from "./schedule_params.ts";
+import { maskArgument, maskSetting } from "./secrets.ts";
+import { TOKEN_FIELD } from "./csrf.ts";
 import type { JobRecord } from "./types.ts";
 
 /** Parameter names a spider argument typed in the form may not take: the forms' own fields say those. */
@@ -55,6 +57,31 @@ export function formToParams(form: URLSearchParams): URLSearchParams {
     params.append(name, value);
   }
   return params;
+}
+
+/**
+ * What a refused form shows again: every field as typed but the token, except that a setting or argument whose value
+ * holds a secret (what secrets.ts masks on every page) keeps its name with an empty value, named in `dropped`. A
+ * password never goes back into a page, and an empty value, unlike a masked one, can't be sent again by mistake.
+ */
+export function keptValues(form: URLSearchParams): { values: Record<string, string>; dropped: string[] } {
+  const dropped: string[] = [];
+  const keep = (text: string, mask: (name: string, value: string) => string) =>
+    text.split("\n").map((line) => {
+      const eq = line.indexOf("=");
+      if (eq <= 0) return line;
+      const name = line.slice(0, eq).trim();
+      const value = line.slice(eq + 1);
+      if (mask(name, value) === value) return line;
+      dropped.push(name);
+      return `${line.slice(0, eq)}=`;
+    }).join("\n");
+  const values: Record<string, string> = {};
+  for (const [name, value] of form) {
+    if (name === TOKEN_FIELD) continue;
+    values[name] = name === "settings" ? keep(value, maskSetting) : name === "args" ? keep(value, maskArgument) : value;
+  }
+  return { values, dropped };
 }
 
 /**

@@ -12,7 +12,8 @@ import { CsrfTokens, sessionCookie, sessionOf, TOKEN_FIELD } from "./csrf.ts";
 import type { Back, PageActions } from "./dashboard_forms.ts";
 import { type FormKind, type ProjectSpiders, renderNewJobPage } from "./dashboard_new_page.ts";
 import { DASHBOARD_CSP, renderMessagePage, renderTail, TAIL_BYTES, TAIL_CSP } from "./dashboard_pages.ts";
-import { formToParams, rerunParams } from "./dashboard_params.ts";
+import { formToParams, keptValues, rerunParams } from "./dashboard_params.ts";
+import { maskSecrets } from "../log.ts";
 import { readTail } from "./file_tail.ts";
 import { forwardedPrefix } from "./forwarded_prefix.ts";
 import { isServeName } from "./names.ts";
@@ -93,11 +94,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
         projects: await projectSpiders(),
         token: token(c),
         schedules: schedules !== undefined,
-        refused: refused &&
-          {
-            ...refused,
-            values: Object.fromEntries([...refused.values].filter(([name]) => name !== TOKEN_FIELD)),
-          },
+        refused: refused && keptForm(refused),
         defaultTimezone: localTimeZone(),
       });
       return page(c, html, DASHBOARD_CSP, refused ? 400 : 200);
@@ -142,7 +139,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
           return await run(form, c);
         } catch (thrown) {
           if (!isRefusal(thrown)) throw thrown;
-          return message(c, "Not done", thrown.message, 400);
+          return message(c, "Not done", maskSecrets(thrown.message), 400);
         }
       });
     };
@@ -230,6 +227,13 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   };
 
   return { actions, addRoutes };
+}
+
+/** A refused form as the page shows it again: secrets left out (and said so), the message masked as answers are. */
+function keptForm(refused: { form: FormKind; message: string; values: URLSearchParams }) {
+  const { values, dropped } = keptValues(refused.values);
+  const note = dropped.length > 0 ? ` (Not kept, as they hold secrets: ${dropped.join(", ")}. Type them again.)` : "";
+  return { form: refused.form, message: maskSecrets(refused.message) + note, values };
 }
 
 /** A button's target, PROJECT/NAME, as its two names (empty when it has no slash). */

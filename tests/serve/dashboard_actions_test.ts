@@ -189,6 +189,18 @@ Deno.test("a job scheduled, cancelled and re-run from the forms, a refused form 
     assert.match(badHtml, /class="notice" role="alert">[^<]*concurrency/);
     assert.match(badHtml, /category=&lt;b&gt;&quot;poetry&quot;&lt;\/b&gt;/, "the typed arguments kept, escaped");
     assert.doesNotMatch(badHtml, /<b>"poetry"/);
+    // Secrets typed into a refused form are not sent back: their names stay, with empty values, and the page says so.
+    const secret = await browser.act("schedule", {
+      spider: "shop/books",
+      settings: "http_auth=shop.example=me:pw-form-1\nconcurrency=0",
+      args: "api_key=pw-form-2\ncategory=poetry",
+    });
+    assert.equal(secret.status, 400);
+    const secretHtml = await secret.text();
+    assert.doesNotMatch(secretHtml, /pw-form-\d/);
+    assert.match(secretHtml, />http_auth=\nconcurrency=0<\/textarea>/);
+    assert.match(secretHtml, />api_key=\ncategory=poetry<\/textarea>/);
+    assert.match(secretHtml, /Not kept, as they hold secrets: http_auth, api_key\. Type them again\./);
 
     const gate = join(dir, "gate");
     const ok = await browser.act("schedule", {
