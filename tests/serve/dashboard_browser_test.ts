@@ -66,6 +66,14 @@ Deno.test("the dashboard in Chromium: schedule from the form, watch the tail, ca
       await withChromium(async (browser) => {
         const { page, problems, strayRequests } = await watchedPage(browser, origin);
         await page.authenticate(LOGIN);
+        // A reload of the page (ours, or its own every 5 s) cancels the tail frame's reload if one is under way:
+        // Chromium reports that as a failed request (net::ERR_ABORTED). Those, and only those, are not problems.
+        const aborted = new Set<string>();
+        page.on("requestfailed", (request) => {
+          if (request.failure()?.errorText === "net::ERR_ABORTED" && request.url().endsWith("/tail")) {
+            aborted.add(`failed: ${request.url()}`);
+          }
+        });
         await page.goto(`${origin}/`, { waitUntil: "load" });
         await clickThrough(page, 'a[href="/new"]');
 
@@ -133,7 +141,11 @@ Deno.test("the dashboard in Chromium: schedule from the form, watch the tail, ca
         assert.deepEqual(await schedules(), []);
         assert.doesNotMatch(await page.content(), /pw-dash-browser/);
 
-        assert.deepEqual(problems, [], "no CSP violation or other console problem");
+        assert.deepEqual(
+          problems.filter((problem) => !aborted.has(problem)),
+          [],
+          "no CSP violation or other console problem",
+        );
         assert.deepEqual(strayRequests, []);
       });
     });
