@@ -15,6 +15,9 @@
  *   request reads that file again in one child process.
  * - the status page (`/`) and `/metrics` with the FINISHED jobs and SCHEDULES periodic schedules (written straight
  *   through ScheduleStore, due next year so none fires): time per request and size of the answer.
+ * - first, in this process and before the service starts, the status page's render alone (renderStatusPage over the
+ *   same jobs and schedules as records), with the dashboard's buttons (a session token) and without: time per render
+ *   and size, so the page's own cost shows apart from the request's.
  *
  * The scheduled jobs really run, one at a time: their spider (`plain`) starts at http://127.0.0.1:1/, which refuses
  * at once, so each is a `netweir crawl` process that ends as soon as it has started, competing with the requests
@@ -33,7 +36,10 @@ import { runtime } from "../../src/runtime/mod.ts";
 import { acquireDirLock } from "../../src/serve/dir_lock.ts";
 import { JobStore } from "../../src/serve/job_store.ts";
 import { ScheduleStore } from "../../src/serve/schedule_store.ts";
-import type { JobOutcome } from "../../src/serve/types.ts";
+import type { JobOutcome, JobRecord } from "../../src/serve/types.ts";
+import type { ScheduleRecord } from "../../src/serve/schedule_store.ts";
+import { renderStatusPage } from "../../src/serve/status_page.ts";
+import { CsrfTokens } from "../../src/serve/csrf.ts";
 import { REPO_ROOT } from "../../tests/helpers/cli.ts";
 
 const args = runtime.args();
@@ -123,6 +129,66 @@ async function fillJobTable(dir: string, count: number): Promise<void> {
   } finally {
     store.close();
     await lock.release();
+  }
+}
+
+/** Renders the status page over `finished` jobs and `count` schedules, as records; prints time per render and size. */
+function measureRender(finished: number, count: number): void {
+  const start = Date.now() - finished * 1000;
+  const outcomes: JobOutcome[] = ["finished", "finished", "finished", "failed", "cancelled"];
+  const job = (i: number): JobRecord => ({
+    id: `old-${String(i).padStart(5, "0")}`,
+    project: "shop",
+    spider: "plain",
+    file: PLAIN,
+    cwd: SHOP,
+    priority: 0,
+    settings: ["max_items=500", "concurrency=8"],
+    args: ["category=fiction"],
+    schedule: null,
+    state: "finished",
+    outcome: outcomes[i % outcomes.length],
+    createdAt: start + i * 1000,
+    startedAt: start + i * 1000 + 100,
+    endedAt: start + i * 1000 + 900,
+    pid: 10_000 + i,
+  });
+  const jobs = Array.from({ length: finished }, (_, i) => job(i));
+  const schedules = Array.from({ length: count }, (_, i): ScheduleRecord => ({
+    id: `nightly-${i}`,
+    job: { project: "shop", spider: "plain", file: PLAIN, cwd: SHOP, priority: 0, settings: [], args: [] },
+    cron: `${i % 60} 3 * * *`,
+    timezone: "UTC",
+    missed: "skip",
+    overlap: "skip",
+    origin: "http",
+    paused: i % 2 === 1,
+    nextAt: Date.now() + 86_400_000,
+    createdAt: Date.now(),
+    lastDueAt: null,
+    lastJob: null,
+    lastNote: null,
+  }));
+  const tokens = new CsrfTokens();
+  const token = tokens.token(tokens.newSession(), "");
+  for (const [label, actions] of [["with buttons", { token }], ["without buttons", undefined]] as const) {
+    const render = () =>
+      renderStatusPage({ nodeName: "bench", projects: ["shop"], jobs, stats: new Map(), schedules, actions });
+    for (let i = 0; i < WARM_UP; i++) render();
+    const times: number[] = [];
+    let html = "";
+    for (let i = 0; i < requests; i++) {
+      const begin = performance.now();
+      html = render();
+      times.push(performance.now() - begin);
+    }
+    times.sort((a, b) => a - b);
+    console.log(
+      `status page render, ${finished} finished, ${count} schedules, ${label}: median ` +
+        `${percentile(times, 50).toFixed(2)} ms, p99 ${percentile(times, 99).toFixed(2)} ms, ` +
+        `${html.length.toLocaleString("en-US")} B, ${(html.match(/<tr>/g) ?? []).length} rows, ` +
+        `${(html.match(/<form /g) ?? []).length} forms (${requests} renders)`,
+    );
   }
 }
 
@@ -220,6 +286,7 @@ try {
     `netweir serve bench: ${runtime.name} ${runtime.version}, ${availableParallelism()} CPUs (${cpus()[0]?.model}), ` +
       `${requests} requests of each kind, sequential; load average ${loadAverage()}`,
   );
+  measureRender(finishedJobs, scheduleCount);
   const fillStart = performance.now();
   await fillJobTable(join(dir, "serve"), finishedJobs);
   console.log(`jobs.db filled with ${finishedJobs} finished jobs in ${(performance.now() - fillStart).toFixed(0)} ms`);

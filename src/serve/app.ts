@@ -17,7 +17,7 @@ import { isServeName } from "./names.ts";
 import { checkSchedule, isRefusal, optionalName, requiredName, ScheduleError } from "./schedule.ts";
 import { listedJobs, scrapydForgets } from "./scrapyd_format.ts";
 import { maskStrings } from "./secrets.ts";
-import { type BasicAuth, security } from "./security.ts";
+import { type BasicAuth, dashboardAllowed, security } from "./security.ts";
 import { readJobStats } from "./stats.ts";
 import { PAGE_CSP } from "./html.ts";
 import { parseListQuery, renderStatusPage } from "./status_page.ts";
@@ -28,6 +28,8 @@ import { withForwardedPrefix } from "./forwarded_prefix.ts";
 import { logParserStats } from "./logparser_stats.ts";
 import { METRICS_CONTENT_TYPE, renderMetrics } from "./metrics.ts";
 import { runtime } from "../runtime/mod.ts";
+import { createDashboard } from "./dashboard_routes.ts";
+import { DASHBOARD_CSP } from "./dashboard_pages.ts";
 import type { Scheduler } from "./scheduler.ts";
 import {
   type CancelSignal,
@@ -299,14 +301,25 @@ export function createApp(options: AppOptions): Hono {
   });
 
   /**
-   * An HTML page with the service's CSP: no script, nothing loaded from elsewhere, no form sent. Its links carry the
-   * X-Forwarded-Prefix of a proxy that serves it at a sub-path, as scrapyd's pages do (forwarded_prefix.ts).
+   * An HTML page with a CSP: no script, nothing loaded from elsewhere, and no form sent (PAGE_CSP) or sent only to the
+   * service itself (the dashboard's pages). Its links carry the X-Forwarded-Prefix of a proxy that serves it at a
+   * sub-path, as scrapyd's pages do (forwarded_prefix.ts).
    */
-  const page = (c: Context, html: string) =>
-    c.html(withForwardedPrefix(html, c.req.header("x-forwarded-prefix")), 200, {
-      "Content-Security-Policy": PAGE_CSP,
+  const page = (c: Context, html: string, csp = PAGE_CSP, status: 200 | 400 | 403 | 404 = 200) =>
+    c.html(withForwardedPrefix(html, c.req.header("x-forwarded-prefix")), status, {
+      "Content-Security-Policy": csp,
       "Cache-Control": "no-store",
     });
+  const dashboard = createDashboard({
+    jobs,
+    registry,
+    paths,
+    schedules: options.schedules,
+    nodeName,
+    log,
+    enabled: dashboardAllowed(options),
+  });
+  dashboard.addRoutes(app, page);
 
   app.get("/jobs", (c) => page(c, renderJobsPage(jobs.list())));
 
@@ -359,7 +372,9 @@ export function createApp(options: AppOptions): Hono {
         stats,
         query,
         schedules: options.schedules?.list(),
+        actions: dashboard.actions(c),
       }),
+      DASHBOARD_CSP,
     );
   });
 
@@ -374,7 +389,8 @@ export function createApp(options: AppOptions): Hono {
       readTail(paths.logFile(job), JOB_PAGE_LOG_BYTES),
       lastLines(paths.itemsFile(job), JOB_PAGE_ITEMS),
     ]);
-    return page(c, renderJobPage({ nodeName, job, stats, logTail, lastItems }));
+    const actions = dashboard.actions(c);
+    return page(c, renderJobPage({ nodeName, job, stats, logTail, lastItems, actions }), DASHBOARD_CSP);
   });
 
   app.notFound((c) => error(c, `no such endpoint: ${new URL(c.req.url).pathname}`, 404));

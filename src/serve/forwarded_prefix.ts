@@ -9,9 +9,21 @@
 /** A path of plain segments: /a, /a/b-c.d; no //, no segment starting with a dot, no query, no quote. */
 const PLAIN_PATH = /^(?:\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)+$/;
 
-/** `html` with `prefix` before each absolute link; the page as it was without a usable prefix. */
-export function withForwardedPrefix(html: string, prefix: string | undefined): string {
+/** The prefix a proxy gave, when it is a plain path (without its last slash); "" otherwise. */
+export function forwardedPrefix(prefix: string | undefined): string {
   const path = prefix?.trim().replace(/\/+$/, "");
-  if (!path || !PLAIN_PATH.test(path)) return html;
-  return html.replaceAll('href="/', `href="${path}/`);
+  return path && PLAIN_PATH.test(path) ? path : "";
+}
+
+/**
+ * `html` with `prefix` before each absolute link and form action (the dashboard's forms post to `action="/ui/..."`,
+ * written the same way); the page as it was without a usable prefix.
+ */
+export function withForwardedPrefix(html: string, prefix: string | undefined): string {
+  const path = forwardedPrefix(prefix);
+  if (!path) return html;
+  return html.replaceAll('href="/', `href="${path}/`).replaceAll('action="/', `action="${path}/`).replaceAll(
+    'src="/',
+    `src="${path}/`,
+  );
 }

@@ -2,13 +2,15 @@
  * The page of one job, `/job/PROJECT/JOB`: where it is and how it ended, its stats so far, a chart of pages and items
  * over time (chart.ts), pages per second now, the end of its log and its last items, and what it was given, secrets
  * masked. Server-rendered like the status page: no script, nothing from elsewhere; while the job waits or runs the
- * page reloads itself every 5 seconds, which is how its log tail follows the log.
+ * page reloads itself every 5 seconds, and with actions (the dashboard) its log is a frame of the live tail
+ * (dashboard_pages.ts), which reloads every second, and it has a Cancel or Re-run button.
  */
 import { pagesPerSecondNow, renderChart, seriesOf } from "./chart.ts";
 import { maskSecrets } from "../log.ts";
 import { escapeHtml } from "./html.ts";
-import { duration, fileLinks, number, STYLE, time } from "./page_parts.ts";
+import { duration, fileLinks, jobPageUrl, number, STYLE, time } from "./page_parts.ts";
 import { maskArgument, maskedPairs, maskSetting, maskStrings } from "./secrets.ts";
+import { actionForms, BUTTON_STYLE, jobButtons, type PageActions } from "./dashboard_forms.ts";
 import type { JobRecord } from "./types.ts";
 
 /** What the page shows, read by the app from the job's files. */
@@ -22,6 +24,8 @@ export interface JobPageData {
   /** The last few items, one JSON text each. */
   lastItems: string[];
   now?: number;
+  /** The session's token, for the buttons and the live tail; without it the page has neither. */
+  actions?: PageActions;
 }
 
 /** How many lines of the log the page shows at most (of the bytes the app read). */
@@ -76,11 +80,12 @@ export function renderJobPage(data: JobPageData): string {
 ${live ? `<meta http-equiv="refresh" content="5">\n` : ""}<title>${escapeHtml(job.id)} · netweir serve · ${
     escapeHtml(data.nodeName)
   }</title>
-<style>${STYLE}</style>
+<style>${STYLE}${BUTTON_STYLE}</style>
 </head>
 <body>
 <p><a href="/">← all jobs</a></p>
 <h1>Job <code>${escapeHtml(job.id)}</code> <span class="outcome ${escapeHtml(state)}">${escapeHtml(state)}</span></h1>
+${data.actions ? `${actionForms(data.actions, "job")}\n<p class="actions">${jobButtons(job, data.actions)}</p>` : ""}
 ${
     facts([
       ["project", escapeHtml(job.project)],
@@ -100,9 +105,11 @@ ${stats ? facts(statRows) : `<p class="dim">No stats yet: the crawl writes its f
 ${renderChart(series)}
 <h2>Last items <span class="count">${number(stats?.items)} in all</span></h2>
 ${items ? `<pre id="items">${items}</pre>` : `<p class="dim">none yet</p>`}
-<h2>Log ${cut ? `<span class="dim">(its end; the whole log is under files above)</span>` : ""}</h2>
+<h2>Log ${cut || live ? `<span class="dim">(its end; the whole log is under files above)</span>` : ""}</h2>
 ${
-    shownLog.length > 0
+    live && data.actions
+      ? `<iframe class="tail" title="the end of the log, live" src="${escapeHtml(`${jobPageUrl(job)}/tail`)}"></iframe>`
+      : shownLog.length > 0
       ? `<pre id="log">${escapeHtml(maskSecrets(shownLog.join("\n")))}</pre>`
       : `<p class="dim">nothing written yet</p>`
   }

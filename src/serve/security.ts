@@ -1,11 +1,13 @@
 /**
- * What keeps `netweir serve` private: requests only a web page would send are refused (an Origin header; while
- * listening on a loopback address, a Host that is not a loopback name, which is what DNS rebinding looks like), and
- * HTTP basic auth when a username and password are set. Applied before every route, the HTML page included.
+ * What keeps `netweir serve` private: requests only a web page would send are refused (an Origin header, but on the
+ * dashboard's own form posts, csrf.ts; while listening on a loopback address, a Host that is not a loopback name,
+ * which is what DNS rebinding looks like), and HTTP basic auth when a username and password are set. Applied before
+ * every route, the HTML pages included.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import { jsonAnswer } from "./answer.ts";
+import { isOwnFormPost } from "./csrf.ts";
 
 /** The credentials basic auth asks for. */
 export interface BasicAuth {
@@ -42,7 +44,7 @@ function sha256(text: string): Buffer {
 }
 
 /** The username and password of a `Basic` Authorization header, or undefined when there is none or it is garbled. */
-function parseBasic(header: string | undefined): BasicAuth | undefined {
+export function parseBasic(header: string | undefined): BasicAuth | undefined {
   const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? "");
   if (!match) return undefined;
   let decoded: string;
@@ -70,6 +72,15 @@ function credentialsChecker(auth: BasicAuth): (given: BasicAuth | undefined) => 
   };
 }
 
+/**
+ * Whether the dashboard's forms may be used: on a loopback address (the Host check stops rebound pages) or with a
+ * login (a rebound page's browser has none for its name). With --insecure-no-auth on another address, a page that
+ * rebinds its name to the service would be same-origin with it, read a token and post; so there are no forms there.
+ */
+export function dashboardAllowed(options: Pick<SecurityOptions, "loopback" | "auth">): boolean {
+  return options.loopback || options.auth !== undefined;
+}
+
 function refuse(status: 403, message: string, nodeName: string): Response {
   return jsonAnswer({ node_name: nodeName, status: "error", message }, status);
 }
@@ -91,12 +102,15 @@ function unauthorized(): Response {
  */
 export function security(options: SecurityOptions): MiddlewareHandler {
   const check = options.auth ? credentialsChecker(options.auth) : undefined;
+  // On an address others reach, without a login, a rebound page would pass as the service's own: no exception there.
+  const formsAllowed = dashboardAllowed(options);
   return async (c, next) => {
-    if (c.req.header("origin") !== undefined) {
+    const host = c.req.header("host") ?? new URL(c.req.url).host;
+    // The dashboard's own form posts carry the service's Origin; they still need their token (dashboard_routes.ts).
+    if (c.req.header("origin") !== undefined && !(formsAllowed && isOwnFormPost(c.req.raw, host))) {
       return refuse(403, "requests from web pages (with an Origin header) are refused", options.nodeName);
     }
     if (options.loopback) {
-      const host = c.req.header("host") ?? new URL(c.req.url).host;
       if (!isLoopbackHost(host)) {
         return refuse(
           403,

@@ -3,10 +3,19 @@
  * and, for running jobs, their stats so far. Filters by project, spider and outcome, and pages through the finished
  * jobs, so a service that keeps a thousand of them still serves a small page. Server-rendered and reloaded every 5
  * seconds (as often as a job writes its stats); no script, no external asset, and every text from a job or a spider
- * escaped. Filters are links, not a form: the pages' CSP sends no form.
+ * escaped. Filters are links, not a form. With actions (dashboard_forms.ts), each job has its Cancel or Re-run button
+ * and each schedule its Pause or Resume and Delete, and a link leads to the forms that start jobs (`/new`).
  */
 import { escapeHtml } from "./html.ts";
 import { duration, fileLinks, jobPageUrl, number, STYLE, time } from "./page_parts.ts";
+import {
+  actionForms,
+  BUTTON_STYLE,
+  jobButtons,
+  newJobLink,
+  type PageActions,
+  scheduleButtons,
+} from "./dashboard_forms.ts";
 import type { ScheduleRecord } from "./schedule_store.ts";
 import type { JobOutcome, JobRecord } from "./types.ts";
 
@@ -29,6 +38,8 @@ export interface StatusPageData {
   query?: ListQuery;
   /** The periodic schedules (listschedules.json's). */
   schedules?: readonly ScheduleRecord[];
+  /** The session's token, for the buttons; without it the page has none. */
+  actions?: PageActions;
 }
 
 /** Finished jobs a page, and waiting jobs shown before "and N more". */
@@ -92,7 +103,7 @@ function filterLine(label: string, key: "project" | "spider" | "outcome", values
 }
 
 /** A schedule's row: when it is next due, and what its last due time did (the job it fired, or why not). */
-function scheduleRow(schedule: ScheduleRecord): string {
+function scheduleRow(schedule: ScheduleRecord, actions: PageActions | undefined): string {
   const last = schedule.lastNote !== null
     ? `<span class="dim">${escapeHtml(schedule.lastNote)}</span>`
     : schedule.lastJob !== null
@@ -102,7 +113,8 @@ function scheduleRow(schedule: ScheduleRecord): string {
   const next = schedule.paused ? `<span class="dim">paused</span>` : time(schedule.nextAt);
   return `<tr><td><code>${escapeHtml(schedule.id)}</code></td><td>${escapeHtml(schedule.job.project)}</td>` +
     `<td>${escapeHtml(schedule.job.spider)}</td><td><code>${escapeHtml(schedule.cron)}</code> ` +
-    `<span class="dim">${escapeHtml(schedule.timezone)}</span></td><td>${next}</td><td>${last}</td></tr>`;
+    `<span class="dim">${escapeHtml(schedule.timezone)}</span></td><td>${next}</td><td>${last}</td>` +
+    `<td>${scheduleButtons(schedule, actions)}</td></tr>`;
 }
 
 const sameName = (a: string, b: string | undefined) => b === undefined || a.toLowerCase() === b.toLowerCase();
@@ -143,7 +155,7 @@ export function renderStatusPage(data: StatusPageData): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="refresh" content="5">
 <title>netweir serve · ${escapeHtml(data.nodeName)}</title>
-<style>${STYLE}</style>
+<style>${STYLE}${BUTTON_STYLE}</style>
 </head>
 <body>
 <h1>netweir serve <span class="dim">on ${escapeHtml(data.nodeName)}</span></h1>
@@ -151,25 +163,28 @@ export function renderStatusPage(data: StatusPageData): string {
 <span class="dim">(scrapyd's pages, for dashboards that read them)</span></nav>
 <p>${count("running")} running · ${count("pending")} waiting · ${count("finished")} finished.
 <span class="dim">This page reloads every 5 seconds.</span></p>
+${newJobLink(data.actions)}
+${actionForms(data.actions, "list")}
 <p class="filters">${filterLine("project", "project", projects, query)}
 ${filterLine("spider", "spider", spiders, query)}
 ${filterLine("outcome", "outcome", [...OUTCOMES], query)}</p>
 ${
     table(
       "Running",
-      ["job", "project", "spider", "started", "stats so far", ""],
+      ["job", "project", "spider", "started", "stats so far", "", ""],
       running.map((job) =>
         `<tr>${jobCells(job)}<td>${time(job.startedAt)}</td><td>${statsCell(data.stats.get(job.id))}</td>` +
-        `<td>${fileLinks(job)}</td></tr>`
+        `<td>${fileLinks(job)}</td><td>${jobButtons(job, data.actions)}</td></tr>`
       ),
     )
   }
 ${
     table(
       "Waiting",
-      ["job", "project", "spider", "priority", "scheduled"],
+      ["job", "project", "spider", "priority", "scheduled", ""],
       pending.slice(0, PAGE_SIZE).map((job) =>
-        `<tr>${jobCells(job)}<td>${escapeHtml(job.priority)}</td><td>${time(job.createdAt)}</td></tr>`
+        `<tr>${jobCells(job)}<td>${escapeHtml(job.priority)}</td><td>${time(job.createdAt)}</td>` +
+        `<td>${jobButtons(job, data.actions)}</td></tr>`
       ),
       pending.length,
       morePending,
@@ -178,10 +193,11 @@ ${
 ${
     table(
       "Finished",
-      ["job", "project", "spider", "outcome", "started", "ended", ""],
+      ["job", "project", "spider", "outcome", "started", "ended", "", ""],
       finishedPage.map((job) =>
         `<tr>${jobCells(job)}<td class="outcome ${escapeHtml(job.outcome ?? "")}">${escapeHtml(job.outcome ?? "")}` +
-        `</td><td>${time(job.startedAt)}</td><td>${time(job.endedAt)}</td><td>${fileLinks(job)}</td></tr>`
+        `</td><td>${time(job.startedAt)}</td><td>${time(job.endedAt)}</td><td>${fileLinks(job)}</td>` +
+        `<td>${jobButtons(job, data.actions)}</td></tr>`
       ),
       finished.length,
       pager,
@@ -190,8 +206,9 @@ ${
 ${
     table(
       "Schedules",
-      ["schedule", "project", "spider", "when", "next run", "last run"],
-      (data.schedules ?? []).filter((s) => sameName(s.job.project, query.project)).map(scheduleRow),
+      ["schedule", "project", "spider", "when", "next run", "last run", ""],
+      (data.schedules ?? []).filter((s) => sameName(s.job.project, query.project))
+        .map((schedule) => scheduleRow(schedule, data.actions)),
     )
   }
 </body>
