@@ -8,7 +8,16 @@ export function openTestPool(
   options: Partial<
     Pick<
       TabPoolOptions,
-      "executable" | "tabUses" | "pressureEvery" | "protocolTimeoutMs" | "memoryBudget" | "memoryCheckMs"
+      | "executable"
+      | "tabUses"
+      | "pressureEvery"
+      | "protocolTimeoutMs"
+      | "memoryBudget"
+      | "memoryCheckMs"
+      | "cookies"
+      | "endpoint"
+      | "reconnectMs"
+      | "onDisconnect"
     >
   > = {},
 ): TabPool {
@@ -24,6 +33,10 @@ export function openTestPool(
     protocolTimeoutMs: options.protocolTimeoutMs ?? 30_000,
     memoryBudget: options.memoryBudget,
     memoryCheckMs: options.memoryCheckMs,
+    cookies: options.cookies,
+    endpoint: options.endpoint,
+    reconnectMs: options.reconnectMs,
+    onDisconnect: options.onDisconnect,
     onCrash: () => {},
   });
 }
