@@ -80,7 +80,9 @@ export class BrowserFetcher {
     );
     const endpoint = settings.browserEndpoint ?? undefined;
     if (endpoint !== undefined && settings.browserMemory !== null) {
-      log.warning("browser_memory is not applied with browser_endpoint: the browser's processes are not this machine's");
+      log.warning(
+        "browser_memory is not applied with browser_endpoint: the browser's processes are not this machine's",
+      );
     }
     this.#pool = new TabPool({
       executable,
