@@ -308,11 +308,11 @@ export class TabPool {
         this.#options.onPopup?.();
       },
     };
-    // The first connection to a browser elsewhere was checked at the crawl's start; a later one may find it
-    // restarting, and waits for it a while.
+    // A browser elsewhere may be restarting (or slow to answer on a loaded machine): waited for a while. Whether one
+    // is there at all was checked at the crawl's start, where a wrong endpoint fails at once.
     const starting = endpoint === undefined
       ? launchChromium(this.#options.executable, options)
-      : connectChromium(endpoint, { ...options, waitMs: generation === 1 ? 0 : this.#options.reconnectMs ?? 30_000 });
+      : connectChromium(endpoint, { ...options, waitMs: this.#options.reconnectMs ?? 30_000 });
     this.#chromium = starting;
     starting.then((chromium) => {
       const which = chromium.owned ? `Chromium (pid ${chromium.pid})` : `the browser at ${shownEndpoint(endpoint!)}`;

@@ -14,8 +14,8 @@ export class BrowserConnectError extends Error {
   override name = "BrowserConnectError";
 }
 
-/** How long one attempt to reach the endpoint may take. */
-const ATTEMPT_MS = 5_000;
+/** How long one attempt to reach the endpoint may take (a loaded machine's Chromium answers /json/version slowly). */
+const ATTEMPT_MS = 10_000;
 /** The pause between two attempts while the browser is away. */
 const RETRY_PAUSE_MS = 500;
 
