@@ -21,6 +21,7 @@ import { connectChromium } from "./remote_chromium.ts";
 import { shownEndpoint } from "./endpoint.ts";
 import type { ClosedPopup } from "./popup_guard.ts";
 import { cleanTab, openTab, type Tab, targetIdOf } from "./tab.ts";
+import type { TabProxy } from "./tab_proxy.ts";
 import { TabBudget, treeMemory } from "./memory_budget.ts";
 import { type SocksRelay, startSocksRelay } from "../runtime/socks_relay.ts";
 
@@ -46,17 +47,7 @@ export const PRESSURE_EVERY = 100;
 export const MEMORY_CHECK_MS = 2000;
 
 export { defaultDialogAnswer, type DialogAnswer, type Tab, type TabListener } from "./tab.ts";
-
-/** A proxy for a context of tabs: where to send traffic, and the login Chromium is to answer its 407 with. */
-export interface TabProxy {
-  /** The proxy URL as given (the key tabs are grouped by). */
-  url: string;
-  server: string;
-  /** A SOCKS proxy with a login, which Chromium reaches through a relay that logs in for it. */
-  socksLogin?: URL;
-  username?: string;
-  password?: string;
-}
+export { type TabProxy, tabProxy } from "./tab_proxy.ts";
 
 export interface TabPoolOptions {
   /** The Chromium to start, when the pool starts its own. */
@@ -95,28 +86,6 @@ export interface TabPoolOptions {
 interface Waiter {
   resolve(): void;
   reject(error: unknown): void;
-}
-
-/**
- * Chromium's names for the SOCKS schemes: its socks5 always lets the proxy resolve names (socks5h's meaning); its
- * socks4 sends addresses it resolved itself, which a SOCKS4a proxy takes as well.
- */
-const CHROMIUM_SCHEMES: Record<string, string> = { "socks5:": "socks5:", "socks5h:": "socks5:", "socks4a:": "socks4:" };
-
-/** Parses a proxy URL into what Chromium's context takes. */
-export function tabProxy(url: string): TabProxy {
-  const parsed = new URL(url);
-  const socks = CHROMIUM_SCHEMES[parsed.protocol];
-  if (socks !== undefined && (parsed.username || parsed.password)) {
-    // Chromium cannot log in to a SOCKS proxy: a relay on 127.0.0.1 logs in for it (src/runtime/socks_relay.ts).
-    return { url, server: "", socksLogin: new URL(url) };
-  }
-  return {
-    url,
-    server: `${socks ?? parsed.protocol}//${parsed.host}`,
-    username: parsed.username ? decodeURIComponent(parsed.username) : undefined,
-    password: parsed.password ? decodeURIComponent(parsed.password) : undefined,
-  };
 }
 
 export class TabPool {

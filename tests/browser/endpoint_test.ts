@@ -41,42 +41,53 @@ class Rendered extends Spider {
   }
 }
 
+/**
+ * Crawls the rendered pages of `site` in the browser at `endpoint`, two tabs; `onItems` is told of the items so far as
+ * they come. Resolves with the items, the stats and the log lines.
+ */
+async function crawlIn(site: string, endpoint: string, onItems: (items: Item[]) => void = () => {}) {
+  const items: Item[] = [];
+  const lines: string[] = [];
+  const settings = resolveCrawlSettings({
+    spider: new Settings(),
+    overrides: new Settings({
+      autothrottle: false,
+      progress: false,
+      retryBackoff: 0.01,
+      browserEndpoint: endpoint,
+      browserTabs: 2,
+      concurrency: 2,
+    }),
+  });
+  const crawl = new Crawl(new Rendered(site), {
+    settings,
+    log: createLogger("debug", (line) => void lines.push(line)),
+    sink: {
+      write: (batch) => {
+        items.push(...batch);
+        onItems(items);
+        return Promise.resolve();
+      },
+      close: () => Promise.resolve(),
+    },
+  });
+  const stats = await crawl.run() as unknown as Record<string, number>;
+  return { items, stats, lines };
+}
+
 Deno.test("a browser elsewhere SIGKILLed mid-crawl and started again: every page is rendered, the retries counted", async () => {
   const site = await startSite();
   let browser = await startExternalChromium();
-  const lines: string[] = [];
   try {
-    const items: Item[] = [];
     let restarted: Promise<void> | undefined;
-    const settings = resolveCrawlSettings({
-      spider: new Settings(),
-      overrides: new Settings({
-        autothrottle: false,
-        progress: false,
-        retryBackoff: 0.01,
-        browserEndpoint: browser.http,
-        browserTabs: 2,
-        concurrency: 2,
-      }),
+    const { items, stats, lines } = await crawlIn(site.url, browser.http, (items) => {
+      // Killed once a few pages are in: the two in its tabs then fail, and the browser comes back a second later.
+      if (items.length >= 4 && restarted === undefined) {
+        const port = browser.port;
+        restarted = browser.kill().then(() => new Promise((resolve) => setTimeout(resolve, 1000)))
+          .then(async () => void (browser = await startExternalChromium(port)));
+      }
     });
-    const crawl = new Crawl(new Rendered(site.url), {
-      settings,
-      log: createLogger("debug", (line) => void lines.push(line)),
-      sink: {
-        write: (batch) => {
-          items.push(...batch);
-          // Killed once a few pages are in: the two in its tabs then fail, and the browser comes back a second later.
-          if (items.length >= 4 && restarted === undefined) {
-            const port = browser.port;
-            restarted = browser.kill().then(() => new Promise((resolve) => setTimeout(resolve, 1000)))
-              .then(async () => void (browser = await startExternalChromium(port)));
-          }
-          return Promise.resolve();
-        },
-        close: () => Promise.resolve(),
-      },
-    });
-    const stats = await crawl.run() as unknown as Record<string, number>;
     await restarted;
     const titles = items.map((item) => item.title).sort();
     const expected = Array.from({ length: PAGES }, (_, i) => `page ${i}`).sort();
@@ -97,18 +108,9 @@ Deno.test("a crawl in a browser elsewhere leaves it running with its own tab, an
   const site = await startSite();
   const browser = await startExternalChromium();
   try {
-    const settings = resolveCrawlSettings({
-      spider: new Settings(),
-      overrides: new Settings({ progress: false, browserEndpoint: browser.ws, browserTabs: 2 }),
-    });
-    const items: Item[] = [];
-    const crawl = new Crawl(new Rendered(site.url), {
-      settings,
-      log: createLogger("error", () => {}),
-      sink: { write: (batch) => Promise.resolve(void items.push(...batch)), close: () => Promise.resolve() },
-    });
-    await crawl.run();
+    const { items, stats } = await crawlIn(site.url, browser.ws);
     assert.equal(items.length, PAGES);
+    assert.equal(stats["browser.disconnects"] ?? 0, 0);
     assert.ok(browser.running());
     assert.deepEqual(await browser.tabs(), [OWN_TAB]);
   } finally {

@@ -6,12 +6,10 @@
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type RenderDeps, renderInTab } from "../../src/browser/render.ts";
+import { renderInTab } from "../../src/browser/render.ts";
 import type { TabPool } from "../../src/browser/pool.ts";
-import { makeResponse } from "../../src/spider/response.ts";
 import { Request, type Step } from "../../src/spider/request.ts";
-import { Spider } from "../../src/spider/spider.ts";
-import { openTestPool } from "../helpers/tab_pool.ts";
+import { openTestPool, TEST_RENDER_DEPS } from "../helpers/tab_pool.ts";
 
 /** A site whose every page is the same small HTML page; the first sets a cookie by its Set-Cookie header too. */
 async function startSite(): Promise<{ origin: string; close(): Promise<void> }> {
@@ -27,26 +25,7 @@ async function startSite(): Promise<{ origin: string; close(): Promise<void> }> 
   };
 }
 
-const deps: RenderDeps = {
-  spider: new (class extends Spider {
-    override parse() {}
-  })(),
-  jar: undefined,
-  uploadDir: null,
-  maxRedirects: 5,
-  blockTypes: new Set(),
-  proxy: undefined,
-  fetchDocument: async (request) => {
-    const answer = await fetch(request.url, { redirect: "manual" });
-    return makeResponse(request, {
-      status: answer.status,
-      headers: Object.fromEntries(answer.headers),
-      body: new Uint8Array(await answer.arrayBuffer()),
-    });
-  },
-  checkNavigation: () => Promise.resolve(undefined),
-  count: () => {},
-};
+const deps = TEST_RENDER_DEPS;
 
 /** Renders `url` with `steps` in a tab of `pool`; returns what its evaluate steps gave, and which tab it was. */
 async function render(pool: TabPool, url: string, steps: Step[]) {

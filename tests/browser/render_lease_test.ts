@@ -4,21 +4,18 @@
  * redis-server, each with one tab and concurrency 8, over 8 rendered pages that hold their tab 2 s each. About 25 s.
  */
 import assert from "node:assert/strict";
-import { readFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { startCli } from "../helpers/cli.ts";
+import { readJsonLines } from "../helpers/json_lines.ts";
 import { startRedis } from "../helpers/redis.ts";
 import { withTempDir } from "../cli/_run.ts";
 
 const SPIDER = new URL("./fixtures/held_tabs_spider.ts", import.meta.url).pathname;
 const PAGES = 8;
 
-async function items(path: string): Promise<Array<Record<string, unknown>>> {
-  const text = await readFile(path, "utf8").catch(() => "");
-  return text.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line));
-}
+const items = readJsonLines;
 
 Deno.test("two rendering processes with one tab each share the rendered pages: the first does not lease them all", async () => {
   const server = createServer((_request, response) => {
