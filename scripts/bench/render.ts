@@ -3,7 +3,7 @@
  * JavaScript shop in the same run. Prints, asserts nothing.
  *
  *   deno run -A scripts/bench/render.ts [PRODUCTS=2000] [TABS=4] [--base=REV] [--rounds=1]
- *     [--only=bare,netweir,hybrid] [--every=500]
+ *     [--only=bare,netweir,hybrid] [--every=500] [--set=KEY=VALUE;KEY=VALUE]
  *
  * The shop (tests/helpers/js_site.ts) builds its listing pages with script, half of each behind "Load more"; 20
  * products a listing, so PRODUCTS products make PRODUCTS + PRODUCTS / 20 pages. Runs, each in a process of its own
@@ -19,7 +19,8 @@
  * processes share most of their pages, so PSS is the honest sum; RSS summed counts shared pages many times), and
  * for the netweir run the tree's PSS after every 500 (`--every`) rendered pages: the crawl process, the renderers
  * (each one's own) and the rest of Chromium apart, and the lowest the tree and the crawl process were since the mark
- * before. `--only` makes some of the runs, not all (e.g. `--only=netweir` while tuning the pool).
+ * before. `--only` makes some of the runs, not all (e.g. `--only=netweir` while tuning the pool). `--set` adds settings
+ * to the netweir and hybrid runs (`--set=cookies=false`, to measure a clean cookie store for every page).
  */
 import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -38,6 +39,9 @@ const rounds = Number(option("rounds") ?? 1);
 /** Which runs to make (all three unless given, e.g. `--only=netweir` while tuning the pool). */
 const only = option("only")?.split(",");
 const runs = (name: string) => only === undefined || only.includes(name);
+/** Settings added to the crawls (`--set=cookies=false;browser_tabs=2`): everything after `--set=`. */
+const extraSettings = Deno.args.find((arg) => arg.startsWith("--set="))?.slice("--set=".length).split(";")
+  .filter((setting) => setting !== "") ?? [];
 /** Rendered items between two memory marks of the netweir run. */
 const every = Number(option("every") ?? 500);
 const PER_PAGE = 20;
@@ -166,6 +170,7 @@ async function netweirRun(site: string, dir: string, name: string, renderProduct
         "obey_robots_txt=false",
         "log_level=warning",
         "progress=false",
+        ...extraSettings,
       ].flatMap((setting) => ["-s", setting]),
     ],
     async () => Number(JSON.parse(await readFile(stats, "utf8")).pages),

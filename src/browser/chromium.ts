@@ -11,9 +11,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { userInfo } from "node:os";
 import type { Readable, Writable } from "node:stream";
-import puppeteer, { type Browser, type Protocol, type Target } from "puppeteer-core";
+import puppeteer, { type Browser } from "puppeteer-core";
 import { PipeTransport } from "./pipe_transport.ts";
+import { type ClosedPopup, PopupGuard } from "./popup_guard.ts";
 import { newProfile } from "./profile_dir.ts";
+
+export type { ClosedPopup };
 
 /** Chromium's switches besides puppeteer's defaults: quiet, no first-run work, nothing phoning home. */
 const EXTRA_ARGS = [
@@ -45,14 +48,36 @@ export class BrowserStartError extends Error {
   override name = "BrowserStartError";
 }
 
-/** A running Chromium and the puppeteer Browser connected to it. */
+/**
+ * A running Chromium and the puppeteer Browser connected to it: one Netweir started (launchChromium), or one running
+ * elsewhere that it connected to (connectChromium in remote_chromium.ts).
+ */
 export interface Chromium {
   readonly browser: Browser;
-  readonly pid: number;
-  /** Resolves when the process has exited, however it ended: with the signal that ended it, or null for none. */
+  /** The process id, for a browser Netweir started; undefined for one it connected to. */
+  readonly pid: number | undefined;
+  /** Whether Netweir started it, and so may close it. */
+  readonly owned: boolean;
+  /**
+   * Resolves when the browser is gone for this crawl: the process exited (with the signal that ended it, or null), or
+   * the connection to a browser elsewhere closed (null).
+   */
   readonly exited: Promise<string | null>;
-  /** Closes the browser (politely, then by SIGKILL after `graceMs`) and removes its profile. */
+  /**
+   * Ends the crawl's use of it. A browser Netweir started is closed (politely, then by SIGKILL after `graceMs`) and its
+   * profile removed; one it connected to is only disconnected from, its own tabs and contexts left as they were.
+   */
   close(graceMs?: number): Promise<void>;
+  /** Whether a browser context is one of the crawl's (undefined: the browser is Netweir's, every context is). */
+  ownsContext?(contextId: string | undefined): boolean;
+  /** Marks a context the crawl made as its own, before any tab is opened in it (a browser elsewhere needs this). */
+  adoptContext?(contextId: string): void;
+}
+
+export interface LaunchOptions {
+  protocolTimeoutMs: number;
+  /** Told of each popup closed. */
+  onPopup?(popup: ClosedPopup): void;
 }
 
 /** The last bytes of Chromium's stderr, for the message when it fails to start. */
@@ -62,80 +87,6 @@ function tail(child: ChildProcess): () => string {
     text = (text + chunk).slice(-2000);
   });
   return () => text.trim().split("\n").slice(-3).join(" | ");
-}
-
-/** A page Chromium opened by itself (a popup, a link with a target): closed before it loaded anything. */
-export interface ClosedPopup {
-  url: string;
-  /** The target id of the page that opened it, when it kept its opener. */
-  openerId: string | undefined;
-}
-
-export interface LaunchOptions {
-  protocolTimeoutMs: number;
-  /** Told of each popup closed. */
-  onPopup?(popup: ClosedPopup): void;
-}
-
-/**
- * Popups: every page a crawl renders in is one the pool opened (about:blank, no opener); any other is one a rendered
- * page opened (`window.open`, a link or form with a target), which Chromium would fetch itself, with its own user
- * agent and past robots.txt and allowed domains. So none of them loads anything: puppeteer asks about each new page
- * while it waits for the debugger, before its first request, and a popup's id goes on a list; its documents are
- * refused by an interception of the whole browser's documents (enabling one on the popup itself takes effect after
- * puppeteer has let it start); and it is closed once puppeteer has let it go on (closing it while it waits leaves the
- * page that opened it hanging in `window.open` for good).
- */
-/** How long a popup that asks for no document (an empty window a script writes into) stays before it is closed. */
-const POPUP_EMPTY_MS = 500;
-
-class PopupGuard {
-  /** Popups not closed yet, by target id: who opened each, and the address of the document it asked for. */
-  readonly #popups = new Map<string, ClosedPopup & { timer: ReturnType<typeof setTimeout> }>();
-  readonly #transport: PipeTransport;
-  readonly #options: LaunchOptions;
-
-  constructor(transport: PipeTransport, options: LaunchOptions) {
-    this.#transport = transport;
-    this.#options = options;
-  }
-
-  /** puppeteer's target filter: every target is attached to; a popup is marked, to be closed. */
-  keep(target: Target): boolean {
-    if (target.type() !== "page") return true;
-    const info = (target as unknown as { _getTargetInfo(): Protocol.Target.TargetInfo })._getTargetInfo();
-    if (info.openerId === undefined && info.url === "about:blank") return true;
-    // Closed when its first document is refused; one that asks for none (an empty window) after a moment.
-    const timer = setTimeout(() => this.#close(info.targetId), POPUP_EMPTY_MS);
-    this.#popups.set(info.targetId, { url: info.url, openerId: info.openerId, timer });
-    return true;
-  }
-
-  /** Refuses the documents of popups, lets every other one on (to the tab's own interception). */
-  async watch(browser: Browser): Promise<void> {
-    const session = await browser.target().createCDPSession();
-    session.on("Fetch.requestPaused", (event) => {
-      // A page's main frame has the page's target id.
-      const popup = this.#popups.get(event.frameId);
-      if (popup === undefined) {
-        session.send("Fetch.continueRequest", { requestId: event.requestId }).catch(() => {});
-        return;
-      }
-      popup.url = event.request.url;
-      session.send("Fetch.failRequest", { requestId: event.requestId, errorReason: "BlockedByClient" })
-        .catch(() => {}).then(() => this.#close(event.frameId));
-    });
-    await session.send("Fetch.enable", { patterns: [{ resourceType: "Document", requestStage: "Request" }] });
-  }
-
-  #close(targetId: string): void {
-    const popup = this.#popups.get(targetId);
-    if (popup === undefined) return;
-    this.#popups.delete(targetId);
-    clearTimeout(popup.timer);
-    this.#transport.command("Target.closeTarget", { targetId });
-    this.#options.onPopup?.({ url: popup.url || "about:blank", openerId: popup.openerId });
-  }
 }
 
 export async function launchChromium(executable: string, options: LaunchOptions): Promise<Chromium> {
@@ -210,6 +161,7 @@ export async function launchChromium(executable: string, options: LaunchOptions)
   return {
     browser,
     pid: child.pid!,
+    owned: true,
     exited,
     close: async (graceMs = 5000) => {
       if (child.exitCode === null && child.signalCode === null) {

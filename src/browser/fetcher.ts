@@ -13,6 +13,7 @@ import type { Logger } from "../spider/types.ts";
 import { BrowserMissingError, findBrowser } from "./find_browser.ts";
 import { browserErrorMessage } from "./browser_error.ts";
 import { BrowserStartError } from "./chromium.ts";
+import { BrowserConnectError } from "./remote_chromium.ts";
 import { TabPool, tabProxy } from "./pool.ts";
 import { CrawlFailure, renderInTab } from "./render.ts";
 
@@ -40,6 +41,8 @@ export interface BrowserFetcherOptions {
   settings: Pick<
     SettingValues,
     | "browserPath"
+    | "browserEndpoint"
+    | "cookies"
     | "browserTabs"
     | "browserMemory"
     | "browserBlock"
@@ -65,6 +68,7 @@ export class BrowserFetcher {
   readonly #pool: TabPool;
   readonly #blockTypes: ReadonlySet<string>;
 
+  /** `executable` is the Chromium to start; empty when the crawl renders in a browser elsewhere (`browserEndpoint`). */
   private constructor(options: BrowserFetcherOptions, executable: string) {
     this.#options = options;
     const { settings, log, stats } = options;
@@ -74,8 +78,16 @@ export class BrowserFetcher {
     const extraHeaders = Object.fromEntries(
       Object.entries(settings.defaultHeaders).filter(([name]) => !name.toLowerCase().startsWith("accept")),
     );
+    const endpoint = settings.browserEndpoint ?? undefined;
+    if (endpoint !== undefined && settings.browserMemory !== null) {
+      log.warning(
+        "browser_memory is not applied with browser_endpoint: the browser's processes are not this machine's",
+      );
+    }
     this.#pool = new TabPool({
       executable,
+      endpoint,
+      cookies: settings.cookies,
       tabs: settings.browserTabs,
       log,
       blockTypes,
@@ -83,8 +95,11 @@ export class BrowserFetcher {
       extraHeaders,
       protocolTimeoutMs: PROTOCOL_TIMEOUT_MS,
       onCrash: () => stats.inc("browser.restarts"),
+      onDisconnect: () => stats.inc("browser.disconnects"),
       onPopup: () => stats.inc("browser.popups"),
-      memoryBudget: settings.browserMemory === null ? undefined : settings.browserMemory * 2 ** 20,
+      memoryBudget: settings.browserMemory === null || endpoint !== undefined
+        ? undefined
+        : settings.browserMemory * 2 ** 20,
     });
   }
 
@@ -93,6 +108,7 @@ export class BrowserFetcher {
    * a FetchError (`browser_missing`, not retried) that says how to set one.
    */
   static open(options: BrowserFetcherOptions): Promise<BrowserFetcher> {
+    if (options.settings.browserEndpoint !== null) return Promise.resolve(new BrowserFetcher(options, ""));
     try {
       return Promise.resolve(new BrowserFetcher(options, findBrowser(options.settings.browserPath)));
     } catch (error) {
@@ -103,7 +119,7 @@ export class BrowserFetcher {
     }
   }
 
-  /** The running Chromium's pid, when one runs. */
+  /** The running Chromium's pid, when one Netweir started runs. */
   browserPid(): Promise<number | undefined> {
     return this.#pool.pid();
   }
@@ -126,6 +142,8 @@ export class BrowserFetcher {
     } catch (error) {
       if (signal.aborted) throw new FetchError("aborted", `rendering ${request.url} stopped`, { cause: error });
       if (error instanceof BrowserStartError) throw new FetchError("browser_start", error.message, { cause: error });
+      // A browser elsewhere may be back later (restarted): retried like a page its browser dropped.
+      if (error instanceof BrowserConnectError) throw new FetchError("browser", error.message, { cause: error });
       throw new FetchError("browser", `could not open a browser tab: ${browserErrorMessage(error)}`, { cause: error });
     }
     let healthy = false;

@@ -52,8 +52,10 @@ export function findBrowser(browserPath: string | null): string {
  */
 export function checkBrowserAtStart(
   spider: Parameters<typeof spiderMayRender>[0],
-  settings: { browserPath: string | null },
+  settings: { browserPath: string | null; browserEndpoint?: string | null },
 ): void {
+  // A browser elsewhere is checked by checkEndpointAtStart (src/browser/endpoint.ts), which needs the network.
+  if (settings.browserEndpoint != null) return;
   if (settings.browserPath === null && !spiderMayRender(spider)) return;
   try {
     findBrowser(settings.browserPath);

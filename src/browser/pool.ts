@@ -6,12 +6,22 @@
  * Tabs are reused: the next page replaces the last at once, a tab left idle goes to about:blank so nothing of its
  * page keeps running, and a tab is closed after {@link MAX_TAB_USES} pages, so whatever a site's scripts leak goes
  * with it. Every {@link PRESSURE_EVERY} pages Chromium is told memory is short, so its renderers give back what
- * they no longer need. Tabs are grouped by proxy: each proxy gets a browser context of its own (Chromium sets
- * proxies per context), and the direct tabs use the default one.
+ * they no longer need.
+ *
+ * Each tab has a browser context of its own (its own cookies and storage, and its proxy: Chromium sets proxies per
+ * context), cleaned when the tab is given back, so a reused tab carries nothing of its last request into its next.
+ *
+ * With `endpoint`, the browser is one running elsewhere: connected to rather than started, reconnected to when the
+ * connection drops, and never closed (see remote_chromium.ts).
  */
-import type { Browser, BrowserContext, CDPSession, Page, Protocol } from "puppeteer-core";
+import type { BrowserContext } from "puppeteer-core";
 import type { Logger } from "../spider/types.ts";
 import { type Chromium, launchChromium } from "./chromium.ts";
+import { connectChromium } from "./remote_chromium.ts";
+import { shownEndpoint } from "./endpoint.ts";
+import type { ClosedPopup } from "./popup_guard.ts";
+import { cleanTab, openTab, type Tab, targetIdOf } from "./tab.ts";
+import type { TabProxy } from "./tab_proxy.ts";
 import { TabBudget, treeMemory } from "./memory_budget.ts";
 import { type SocksRelay, startSocksRelay } from "../runtime/socks_relay.ts";
 
@@ -36,70 +46,18 @@ export const PRESSURE_EVERY = 100;
 /** How often Chromium's memory is measured under a budget: reading /proc for a dozen processes takes a few ms. */
 export const MEMORY_CHECK_MS = 2000;
 
-/** What a render listens to on its tab while it has it. */
-export interface TabListener {
-  onRequestPaused(event: Protocol.Fetch.RequestPausedEvent): void;
-  onAuthRequired(event: Protocol.Fetch.AuthRequiredEvent): void;
-  onLoadingFinished(event: Protocol.Network.LoadingFinishedEvent): void;
-  onLoadingFailed(event: Protocol.Network.LoadingFailedEvent): void;
-  onResponseReceived(event: Protocol.Network.ResponseReceivedEvent): void;
-  onRequestWillBeSent(event: Protocol.Network.RequestWillBeSentEvent): void;
-  /** How to answer a dialog the page opened (alert, confirm, prompt, beforeunload). */
-  dialogAnswer(event: Protocol.Page.JavascriptDialogOpeningEvent): DialogAnswer;
-}
-
-/** An answer to a dialog: accept (OK) or dismiss (Cancel), and the text a prompt gets when accepted. */
-export interface DialogAnswer {
-  accept: boolean;
-  text?: string;
-}
-
-/**
- * Dialogs no step asked about: dismissed, as Playwright does (alert is closed, confirm and prompt say Cancel), except
- * the one that asks whether to leave the page, which is accepted, so the navigation a step started goes on.
- */
-export function defaultDialogAnswer(event: Protocol.Page.JavascriptDialogOpeningEvent): DialogAnswer {
-  return { accept: event.type === "beforeunload" };
-}
-
-/** A tab, and the DevTools session Netweir drives it with besides puppeteer's own. */
-export interface Tab {
-  readonly page: Page;
-  readonly session: CDPSession;
-  readonly mainFrameId: string;
-  readonly proxyKey: string;
-  /** Which browser it belongs to: tabs of a browser that died are never reused. */
-  readonly generation: number;
-  uses: number;
-  /** Whether the main frame is loading a document now. */
-  loading: boolean;
-  /** Resolved when the main frame stops loading. */
-  loaded(): Promise<void>;
-  /**
-   * Navigations of the main frame in this tab that the page asked for (a form submitted, a link followed, a script's
-   * `location`), counted when Chromium reports the request, which is before the navigation begins.
-   */
-  navigationRequests: number;
-  listener: TabListener | undefined;
-  /** A `call` step had the live page: it may have changed the tab for good, so the tab is not reused. */
-  changedByCall: boolean;
-  /** Set while the tab waits in the pool: sends it to about:blank once it has waited a while. */
-  idleTimer?: ReturnType<typeof setTimeout>;
-}
-
-/** A proxy for a context of tabs: where to send traffic, and the login Chromium is to answer its 407 with. */
-export interface TabProxy {
-  /** The proxy URL as given (the key tabs are grouped by). */
-  url: string;
-  server: string;
-  /** A SOCKS proxy with a login, which Chromium reaches through a relay that logs in for it. */
-  socksLogin?: URL;
-  username?: string;
-  password?: string;
-}
+export { defaultDialogAnswer, type DialogAnswer, type Tab, type TabListener } from "./tab.ts";
+export { type TabProxy, tabProxy } from "./tab_proxy.ts";
 
 export interface TabPoolOptions {
+  /** The Chromium to start, when the pool starts its own. */
   executable: string;
+  /** A browser running elsewhere to connect to instead (`browser_endpoint`). */
+  endpoint?: string;
+  /** How long to keep trying to reconnect to the browser elsewhere when it is away, in ms (default 30 s). */
+  reconnectMs?: number;
+  /** Whether the crawl keeps cookies: when false, each page starts with none in the browser. */
+  cookies?: boolean;
   tabs: number;
   log: Logger;
   /** Chromium resource types (`Image`, `Font`, ...) the tabs do not load. */
@@ -115,6 +73,8 @@ export interface TabPoolOptions {
   pressureEvery?: number;
   /** Called once for each Chromium that died by itself (not closed by the pool). */
   onCrash(): void;
+  /** Called once for each connection to a browser elsewhere that dropped. */
+  onDisconnect?(): void;
   /** Called for each popup a page opened, closed before it fetched anything. */
   onPopup?(): void;
   /** Bytes Chromium's processes may use together before fewer tabs render at once (undefined: no budget). */
@@ -128,38 +88,10 @@ interface Waiter {
   reject(error: unknown): void;
 }
 
-/** The DevTools target id of a tab's page (puppeteer keeps it, without a public name). */
-function targetIdOf(page: Page): string {
-  return (page.target() as unknown as { _targetId: string })._targetId;
-}
-
-/**
- * Chromium's names for the SOCKS schemes: its socks5 always lets the proxy resolve names (socks5h's meaning); its
- * socks4 sends addresses it resolved itself, which a SOCKS4a proxy takes as well.
- */
-const CHROMIUM_SCHEMES: Record<string, string> = { "socks5:": "socks5:", "socks5h:": "socks5:", "socks4a:": "socks4:" };
-
-/** Parses a proxy URL into what Chromium's context takes. */
-export function tabProxy(url: string): TabProxy {
-  const parsed = new URL(url);
-  const socks = CHROMIUM_SCHEMES[parsed.protocol];
-  if (socks !== undefined && (parsed.username || parsed.password)) {
-    // Chromium cannot log in to a SOCKS proxy: a relay on 127.0.0.1 logs in for it (src/runtime/socks_relay.ts).
-    return { url, server: "", socksLogin: new URL(url) };
-  }
-  return {
-    url,
-    server: `${socks ?? parsed.protocol}//${parsed.host}`,
-    username: parsed.username ? decodeURIComponent(parsed.username) : undefined,
-    password: parsed.password ? decodeURIComponent(parsed.password) : undefined,
-  };
-}
-
 export class TabPool {
   readonly #options: TabPoolOptions;
   #chromium: Promise<Chromium> | undefined;
   #generation = 0;
-  readonly #contexts = new Map<string, Promise<BrowserContext>>();
   readonly #relays = new Map<string, Promise<SocksRelay>>();
   readonly #idle: Tab[] = [];
   /** Open tabs by their page's target id: whose page opened a popup. */
@@ -210,7 +142,7 @@ export class TabPool {
       if (this.#open >= this.#options.tabs && this.#idle.length > 0) await this.#discard(this.#idle.shift()!);
       this.#open++;
       try {
-        return await this.#newTab(chromium.browser, proxy, generation);
+        return await this.#newTab(chromium, proxy, generation);
       } catch (error) {
         this.#open--;
         throw error;
@@ -233,6 +165,11 @@ export class TabPool {
           this.#sincePressure = 0;
           // Sent by this tab's session, but it reaches every process of the browser.
           await tab.session.send("Memory.simulatePressureNotification", { level: "critical" }).catch(() => {});
+        }
+        // Nothing of this request may reach the next one's page: a tab that cannot be cleaned is not reused.
+        if (!(await cleanTab(tab, this.#options.cookies ?? true).then(() => true, () => false))) {
+          await this.#discard(tab);
+          return;
         }
         this.#idle.push(tab);
         this.#checkMemory();
@@ -330,26 +267,36 @@ export class TabPool {
   #browser(): Promise<Chromium> {
     if (this.#chromium) return this.#chromium;
     const generation = ++this.#generation;
-    const starting = launchChromium(this.#options.executable, {
+    const { endpoint } = this.#options;
+    const options = {
       protocolTimeoutMs: this.#options.protocolTimeoutMs,
-      onPopup: (popup) => {
+      onPopup: (popup: ClosedPopup) => {
         const opener = popup.openerId === undefined ? undefined : this.#byTarget.get(popup.openerId);
         const by = opener ? ` opened by ${opener.page.url()}` : "";
         this.#options.log.info(`closed a popup to ${popup.url}${by}: popups are not fetched`);
         this.#options.onPopup?.();
       },
-    });
+    };
+    // A browser elsewhere may be restarting (or slow to answer on a loaded machine): waited for a while. Whether one
+    // is there at all was checked at the crawl's start, where a wrong endpoint fails at once.
+    const starting = endpoint === undefined
+      ? launchChromium(this.#options.executable, options)
+      : connectChromium(endpoint, { ...options, waitMs: this.#options.reconnectMs ?? 30_000 });
     this.#chromium = starting;
-    this.#contexts.clear();
     starting.then((chromium) => {
-      this.#options.log.debug(`started Chromium (pid ${chromium.pid})`);
+      const which = chromium.owned ? `Chromium (pid ${chromium.pid})` : `the browser at ${shownEndpoint(endpoint!)}`;
+      this.#options.log.debug(chromium.owned ? `started ${which}` : `connected to ${which}`);
       chromium.browser.once("disconnected", () => {
         if (this.#generation !== generation || this.#closed) return;
-        this.#options.log.warning(`Chromium (pid ${chromium.pid}) exited; the pages it was rendering are retried`);
-        this.#options.onCrash();
+        if (chromium.owned) {
+          this.#options.log.warning(`${which} exited; the pages it was rendering are retried`);
+          this.#options.onCrash();
+        } else {
+          this.#options.log.warning(`lost the connection to ${which}; the pages it was rendering are retried`);
+          this.#options.onDisconnect?.();
+        }
         this.#chromium = undefined;
-        this.#contexts.clear();
-        // Its tabs are gone with it; make sure the process is too, and its profile removed.
+        // Its tabs are gone with it; make sure the process is too (one Netweir started), and its profile removed.
         chromium.close(0).catch(() => {});
         for (const [id, tab] of this.#byTarget) if (tab.generation === generation) this.#byTarget.delete(id);
         for (let i = this.#idle.length - 1; i >= 0; i--) {
@@ -373,102 +320,39 @@ export class TabPool {
     return relay.then((running) => running.url);
   }
 
-  #context(browser: Browser, proxy: TabProxy | undefined): Promise<BrowserContext> {
-    if (!proxy) return Promise.resolve(browser.defaultBrowserContext());
-    let context = this.#contexts.get(proxy.url);
-    if (!context) {
+  /** A new browser context for one tab, with the tab's proxy. */
+  async #context(chromium: Chromium, proxy: TabProxy | undefined): Promise<BrowserContext> {
+    const browser = chromium.browser;
+    let context: BrowserContext;
+    if (!proxy) context = await browser.createBrowserContext();
+    else {
       // Chromium never proxies loopback unless told to: "<-loopback>" takes it off the bypass list.
-      const server = proxy.socksLogin ? this.#relay(proxy.url, proxy.socksLogin) : Promise.resolve(proxy.server);
-      context = server.then((proxyServer) =>
-        browser.createBrowserContext({ proxyServer, proxyBypassList: ["<-loopback>"] })
-      );
-      this.#contexts.set(proxy.url, context);
-      context.catch(() => this.#contexts.delete(proxy.url));
+      const proxyServer = proxy.socksLogin ? await this.#relay(proxy.url, proxy.socksLogin) : proxy.server;
+      context = await browser.createBrowserContext({ proxyServer, proxyBypassList: ["<-loopback>"] });
     }
+    if (context.id !== undefined) chromium.adoptContext?.(context.id);
     return context;
   }
 
-  async #newTab(browser: Browser, proxy: TabProxy | undefined, generation: number): Promise<Tab> {
-    const context = await this.#context(browser, proxy);
-    // A window of its own: a tab behind another in the same window is hidden, and Chromium then holds back its
-    // input events and animation frames, so a click there never lands while another page renders.
-    const page = await context.newPage({ type: "window" });
+  async #newTab(chromium: Chromium, proxy: TabProxy | undefined, generation: number): Promise<Tab> {
+    const context = await this.#context(chromium, proxy);
     try {
-      const session = await page.createCDPSession();
-      let loadedWaiters: Array<() => void> = [];
-      const { frameTree } = await session.send("Page.getFrameTree");
-      const tab: Tab = {
-        page,
-        session,
-        mainFrameId: frameTree.frame.id,
-        proxyKey: proxy?.url ?? "",
+      const tab = await openTab(
+        context,
+        {
+          log: this.#options.log,
+          blockTypes: this.#options.blockTypes,
+          userAgent: this.#options.userAgent,
+          extraHeaders: this.#options.extraHeaders,
+          proxyLogin: proxy?.username !== undefined,
+        },
+        proxy?.url ?? "",
         generation,
-        uses: 0,
-        loading: false,
-        loaded: () => tab.loading ? new Promise((resolve) => loadedWaiters.push(resolve)) : Promise.resolve(),
-        navigationRequests: 0,
-        listener: undefined,
-        changedByCall: false,
-      };
-      session.on("Page.frameRequestedNavigation", (event) => {
-        if (event.frameId === tab.mainFrameId && event.disposition === "currentTab") tab.navigationRequests++;
-      });
-      session.on("Page.frameStartedLoading", (event) => {
-        if (event.frameId === tab.mainFrameId) tab.loading = true;
-      });
-      session.on("Page.frameStoppedLoading", (event) => {
-        if (event.frameId !== tab.mainFrameId) return;
-        tab.loading = false;
-        const waiters = loadedWaiters;
-        loadedWaiters = [];
-        for (const resolve of waiters) resolve();
-      });
-      session.on("Fetch.requestPaused", (event) => {
-        if (tab.listener) tab.listener.onRequestPaused(event);
-        else session.send("Fetch.continueRequest", { requestId: event.requestId }).catch(() => {});
-      });
-      session.on("Fetch.authRequired", (event) => {
-        if (tab.listener) tab.listener.onAuthRequired(event);
-        else {
-          session.send("Fetch.continueWithAuth", {
-            requestId: event.requestId,
-            authChallengeResponse: { response: "CancelAuth" },
-          }).catch(() => {});
-        }
-      });
-      session.on("Network.loadingFinished", (event) => tab.listener?.onLoadingFinished(event));
-      session.on("Network.loadingFailed", (event) => tab.listener?.onLoadingFailed(event));
-      session.on("Network.responseReceived", (event) => tab.listener?.onResponseReceived(event));
-      session.on("Network.requestWillBeSent", (event) => tab.listener?.onRequestWillBeSent(event));
-      // A dialog blocks its page until it is answered: answered at once, as the render (its steps) says, and logged.
-      session.on("Page.javascriptDialogOpening", (event) => {
-        const answer = tab.listener?.dialogAnswer(event) ?? defaultDialogAnswer(event);
-        const how = answer.accept ? "accepted" : "dismissed";
-        this.#options.log.info(`${how} a ${event.type} dialog on ${event.url}: ${event.message}`);
-        session.send("Page.handleJavaScriptDialog", { accept: answer.accept, promptText: answer.text })
-          .catch(() => {});
-      });
-      await session.send("Page.enable");
-      // Only for its events (bytes counted, a submitted form's answer): no buffer of response bodies, which
-      // Chromium would otherwise keep per session for a getResponseBody that never comes.
-      await session.send("Network.enable", { maxTotalBufferSize: 0, maxResourceBufferSize: 0 });
-      const patterns: Protocol.Fetch.RequestPattern[] = [{ resourceType: "Document", requestStage: "Request" }];
-      for (const type of this.#options.blockTypes) {
-        patterns.push({ resourceType: type as Protocol.Network.ResourceType, requestStage: "Request" });
-      }
-      // A proxy login is answered for the tab's own requests too, and Chromium asks only about paused ones.
-      const proxyLogin = proxy?.username !== undefined;
-      if (proxyLogin) patterns.push({ urlPattern: "*", requestStage: "Request" });
-      await session.send("Fetch.enable", { patterns, handleAuthRequests: proxyLogin });
-      if (this.#options.userAgent) await page.setUserAgent(this.#options.userAgent);
-      if (Object.keys(this.#options.extraHeaders).length > 0) {
-        await page.setExtraHTTPHeaders(this.#options.extraHeaders);
-      }
-      await page.setViewport({ width: 1280, height: 800 });
-      this.#byTarget.set(targetIdOf(page), tab);
+      );
+      this.#byTarget.set(targetIdOf(tab.page), tab);
       return tab;
     } catch (error) {
-      await page.close().catch(() => {});
+      await context.close().catch(() => {});
       throw error;
     }
   }
@@ -488,6 +372,7 @@ export class TabPool {
     this.#byTarget.delete(targetIdOf(tab.page));
     this.#open--;
     if (tab.generation !== this.#generation) return; // its browser is gone, and the tab with it
-    await tab.page.close().catch(() => {});
+    // The context goes with its one tab: nothing of it is left in the browser (one elsewhere keeps running).
+    await tab.context.close().catch(() => tab.page.close()).catch(() => {});
   }
 }

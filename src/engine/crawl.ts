@@ -407,7 +407,8 @@ export class Crawl {
     this.#queuedSinceLease = false;
     const want = this.#freeCapacity();
     const crawlDelay = (host: string) => this.#ctx.slots.crawlDelay(host);
-    this.#frontier.lease(want, { skipHost: this.#hostHasEnough, crawlDelay }).then(async (leases) => {
+    this.#frontier.lease(want, { skipHost: this.#hostHasEnough, crawlDelay }).then(async (taken) => {
+      const leases = await this.#withinTabs(taken);
       this.#queueDrained = leases.length < want;
       this.#lastLeaseShort = leases.length < want;
       for (const lease of leases) await this.#accept(lease);
@@ -415,6 +416,32 @@ export class Crawl {
       this.#leasing = false;
       this.#wake();
     });
+  }
+
+  /**
+   * In a shared crawl, the leased requests this process can start soon: the rendered ones beyond its free tabs
+   * (`browser_tabs` less the rendered requests it holds) go back to the queue at once, for a process with tabs free,
+   * where they would have waited here for a tab while other processes idled. Plain requests are all kept, up to
+   * `concurrency` as before. Costs a second call to the queue only when a lease brought more rendered requests than
+   * there are free tabs.
+   */
+  async #withinTabs(leases: Lease[]): Promise<Lease[]> {
+    if (this.settings.queue === null) return leases;
+    const fetchers = this.#ctx.fetchers;
+    let free = this.settings.browserTabs;
+    for (const pending of this.#inFlight.values()) if (fetchers.renders(pending.request)) free--;
+    for (const list of this.#waiting.values()) {
+      for (const pending of list) if (fetchers.renders(pending.request)) free--;
+    }
+    const kept: Lease[] = [];
+    const back: Lease[] = [];
+    for (const lease of leases) {
+      if (!fetchers.renders(lease.request)) kept.push(lease);
+      else if (free-- > 0) kept.push(lease);
+      else back.push(lease);
+    }
+    if (back.length > 0) await this.#frontier.giveBack(back);
+    return kept;
   }
 
   /** Checks a leased request against this process's settings; a refused one is finished (gone for the crawl). */

@@ -39,7 +39,7 @@ export class Fetchers {
 
   /** The fetcher for a request. A browser that cannot be started fails each rendered request with why. */
   async fetcherFor(request: Request): Promise<Fetcher> {
-    if (!rendersIn(request) && !this.#hostRenders(request.host)) return this.#http;
+    if (!this.renders(request)) return this.#http;
     // A page still on its way when the crawl closed (one whose callback outlived the stop's grace period) must not
     // start a browser after close() looked for one: it would outlive the crawl.
     if (this.#closed && this.#browser === undefined) {
@@ -52,6 +52,11 @@ export class Fetchers {
       if (error instanceof FetchError) throw error;
       throw new FetchError("browser", (error as Error)?.message ?? String(error), { cause: error });
     }
+  }
+
+  /** Whether a request is rendered: by its own `render` or `steps`, or its host's `render` (the `hosts` setting). */
+  renders(request: Request): boolean {
+    return rendersIn(request) || this.#hostRenders(request.host);
   }
 
   /** Whether the browser was ever asked for. */

@@ -55,6 +55,7 @@ export const SCRAPY_SETTINGS: readonly ScrapySetting[] = [
   { scrapy: "DELTAFETCH_DIR", netweir: "deltafetch" },
   { scrapy: "PLAYWRIGHT_MAX_PAGES_PER_CONTEXT", netweir: "browser_tabs" },
   { scrapy: "PLAYWRIGHT_ABORT_REQUEST", netweir: "browser_block" },
+  { scrapy: "PLAYWRIGHT_CDP_URL", netweir: "browser_endpoint" },
   { scrapy: "ROTATING_PROXY_LIST", netweir: "proxies" },
   { scrapy: "FEEDS", note: "-o PATH or -O PATH on the command line" },
   { scrapy: "FEED_URI", note: "-o PATH or -O PATH on the command line" },

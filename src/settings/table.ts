@@ -6,6 +6,7 @@ import { VERSION } from "../version.ts";
 import type { SettingDefinition, SettingType } from "./types.ts";
 import { type Monitors, monitorsProblem } from "./monitor_rules.ts";
 import { normaliseHosts } from "./hosts.ts";
+import { endpointProblem } from "./browser_endpoint.ts";
 
 function setting<T>(row: SettingRow<T>): SettingRow<T> {
   return row;
@@ -97,6 +98,7 @@ export type SettingValues = {
   har: string | null;
   workers: number;
   browserPath: string | null;
+  browserEndpoint: string | null;
   browserTabs: number;
   browserUploadDir: string | null;
   browserMemory: number | null;
@@ -474,6 +476,16 @@ export const TABLE: { [K in SettingKey]: SettingRow<SettingValues[K]> } = {
     emptyIsMistake: true,
     doc:
       "Chrome or Chromium executable for rendering (default: chromium, chromium-browser, google-chrome or chrome on PATH)",
+  }),
+  browserEndpoint: setting<string | null>({
+    cli: "browser_endpoint",
+    type: "string",
+    nullable: true,
+    default: null,
+    emptyIsMistake: true,
+    check: (value) => value === null ? undefined : endpointProblem(value),
+    doc: "A Chromium running elsewhere to render in, over DevTools: ws://HOST:PORT/devtools/browser/ID or " +
+      "http://HOST:PORT (default: start one)",
   }),
   browserTabs: setting<number>({
     cli: "browser_tabs",

@@ -1,10 +1,10 @@
 /** Rendering in a shared crawl: three processes on one Redis, each rendering, one killed; nothing is missing. */
 import assert from "node:assert/strict";
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { startCli } from "../helpers/cli.ts";
 import { chromiumOf, descendants, processes, waitGone } from "../helpers/chromium.ts";
 import { startJsSite } from "../helpers/js_site.ts";
+import { readJsonLines } from "../helpers/json_lines.ts";
 import { startRedis } from "../helpers/redis.ts";
 import { withTempDir } from "../cli/_run.ts";
 import { waitUntil } from "../helpers/wait.ts";
@@ -12,10 +12,7 @@ import { waitUntil } from "../helpers/wait.ts";
 const SPIDER = new URL("./fixtures/js_shop_spider.ts", import.meta.url).pathname;
 const PRODUCTS = 80;
 
-async function items(path: string): Promise<Array<Record<string, unknown>>> {
-  const text = await readFile(path, "utf8").catch(() => "");
-  return text.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line));
-}
+const items = readJsonLines;
 
 Deno.test("three rendering processes on one Redis, one SIGKILLed: every product is scraped, no Chromium left", async () => {
   const site = await startJsSite({ products: PRODUCTS, perPage: 10 });

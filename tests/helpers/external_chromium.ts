@@ -1,0 +1,97 @@
+/**
+ * A Chromium started by a test the way a user would run one for `browser_endpoint`: on a DevTools port
+ * (`--remote-debugging-port`, 0 for any free one, read back from what it prints), with a profile of its own and a
+ * tab of its own that the crawl must leave alone.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export interface ExternalChromium {
+  /** The browser's DevTools WebSocket, as it printed it. */
+  ws: string;
+  /** Its DevTools port, where /json/version answers. */
+  port: number;
+  /** The http://127.0.0.1:PORT address. */
+  http: string;
+  pid: number;
+  /** Whether the process is still running. */
+  running(): boolean;
+  /** Kills it with SIGKILL and waits for it to exit (its profile is kept, for a restart). */
+  kill(): Promise<void>;
+  /** The addresses of the browser's own page targets (its tabs) now. */
+  tabs(): Promise<string[]>;
+  /** Closes it and removes its profile. */
+  close(): Promise<void>;
+}
+
+/** The tab the browser is started with, which the crawl must neither use nor close. */
+export const OWN_TAB = "data:text/html,<title>mine</title>";
+
+function started(child: ChildProcess): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = "";
+    const timer = setTimeout(() => reject(new Error(`Chromium did not say where it listens: ${text}`)), 30_000);
+    child.stderr!.on("data", (chunk) => {
+      text += chunk;
+      const found = /DevTools listening on (ws:\/\/\S+)/.exec(text);
+      if (found) {
+        clearTimeout(timer);
+        resolve(found[1]);
+      }
+    });
+    child.once("exit", () => {
+      clearTimeout(timer);
+      reject(new Error(`Chromium exited at start: ${text}`));
+    });
+  });
+}
+
+/** Starts Chromium listening on `port` (0: any free one), with the profile in `profile` (made when not given). */
+export async function startExternalChromium(port = 0, profile?: string): Promise<ExternalChromium> {
+  const dir = profile ?? await mkdtemp(join(tmpdir(), "netweir-external-chromium-"));
+  const child = spawn("/usr/bin/chromium", [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--no-first-run",
+    `--user-data-dir=${dir}`,
+    "--remote-debugging-address=127.0.0.1",
+    `--remote-debugging-port=${port}`,
+    OWN_TAB,
+  ], { stdio: ["ignore", "ignore", "pipe"] });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  let ws: string;
+  try {
+    ws = await started(child);
+  } catch (error) {
+    child.kill("SIGKILL");
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+  const listening = Number(new URL(ws).port);
+  const http = `http://127.0.0.1:${listening}`;
+  const running = () => child.exitCode === null && child.signalCode === null;
+  return {
+    ws,
+    port: listening,
+    http,
+    pid: child.pid!,
+    running,
+    kill: async () => {
+      child.kill("SIGKILL");
+      await exited;
+    },
+    tabs: async () => {
+      const list = await (await fetch(`${http}/json/list`)).json() as Array<{ type: string; url: string }>;
+      return list.filter((target) => target.type === "page").map((target) => target.url);
+    },
+    close: async () => {
+      if (running()) child.kill("SIGKILL");
+      await exited;
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
