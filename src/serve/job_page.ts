@@ -4,6 +4,7 @@
  * masked. Server-rendered like the status page: no script, nothing from elsewhere; while the job waits or runs the
  * page reloads itself every 5 seconds, which is how its log tail follows the log.
  */
+import { renderMonitorSection } from "./monitor_section.ts";
 import { pagesPerSecondNow, renderChart, seriesOf } from "./chart.ts";
 import { maskSecrets } from "../log.ts";
 import { escapeHtml } from "./html.ts";
@@ -96,6 +97,7 @@ ${
   }
 <h2>Stats ${live ? `<span class="dim">so far (rewritten every 5 s)</span>` : ""}</h2>
 ${stats ? facts(statRows) : `<p class="dim">No stats yet: the crawl writes its first ones as it starts.</p>`}
+${renderMonitorSection(stats)}
 <h2>Pages and items over time</h2>
 ${renderChart(series)}
 <h2>Last items <span class="count">${number(stats?.items)} in all</span></h2>

@@ -11,10 +11,13 @@ import { formatLogLine, type LogFormat, maskSecrets } from "../log.ts";
 import type { Logger } from "../spider/types.ts";
 import { jobLimitProblem } from "./job_limits.ts";
 import type { JobCounts, JobStore } from "./job_store.ts";
+import type { JobEvents } from "./alerts.ts";
+import { jobOutcome } from "./job_outcome.ts";
 import { appendPrivate, makePrivateDir, PRIVATE_DIR, PRIVATE_FILE } from "./private_files.ts";
 import { type GroupProcess, type ProcessExit, startProcessGroup } from "./process_group.ts";
+import { readJobStats, readJobStatsSync } from "./stats.ts";
 import { maskArgument, maskedPairs, maskSetting } from "./secrets.ts";
-import type { CancelSignal, JobOutcome, JobRecord, JobService, JobState, NewJob, ServePaths } from "./types.ts";
+import type { CancelSignal, JobRecord, JobService, JobState, NewJob, ServePaths } from "./types.ts";
 
 /** How the runner starts `netweir`: an executable and its leading arguments (runtime.selfCommand(cli.ts)). */
 export interface CliCommand {
@@ -33,6 +36,8 @@ export interface JobRunnerOptions {
   graceMs?: number;
   cliCommand: CliCommand;
   log: Logger;
+  /** Told when a job starts and ends (alerts.ts); it must not block, and what it throws is logged. */
+  events?: JobEvents;
 }
 
 /** A job whose process this runner started and has not yet seen end. */
@@ -114,12 +119,6 @@ function jobLogFormat(job: Pick<JobRecord, "settings">): LogFormat {
   return (givenLogFormat(job) ?? "scrapy") === "scrapy" ? "scrapy" : "netweir";
 }
 
-/** The outcome of a job whose process has exited. */
-function outcomeOf(exit: ProcessExit, cancelled: boolean): JobOutcome {
-  if (cancelled) return "cancelled";
-  return exit.code === 0 ? "finished" : "failed";
-}
-
 /** The job store and the crawl processes together: what the HTTP app calls. */
 export class JobRunner implements JobService {
   readonly #store: JobStore;
@@ -129,6 +128,7 @@ export class JobRunner implements JobService {
   readonly #graceMs: number;
   readonly #cli: CliCommand;
   readonly #log: Logger;
+  readonly #events: JobEvents | undefined;
   readonly #running = new Map<string, RunningJob>();
   /** Deleting pruned jobs' files, so shutdown can wait for it. */
   readonly #chores = new Set<Promise<void>>();
@@ -151,6 +151,7 @@ export class JobRunner implements JobService {
     this.#graceMs = graceMs;
     this.#cli = options.cliCommand;
     this.#log = options.log;
+    this.#events = options.events;
   }
 
   /**
@@ -163,6 +164,8 @@ export class JobRunner implements JobService {
     const lost = this.#store.markRunningAsLost();
     for (const job of lost) {
       this.#log.warning(`job ${job.id} (${job.project}/${job.spider}) was running when the service stopped: lost`);
+      // Read now: pruning below may forget the job and delete its stats.
+      this.#tell("ended", this.#store.get(job.id) ?? job, readJobStatsSync(this.#paths.statsFile(job)));
     }
     this.#prune();
     this.#startWaiting();
@@ -308,12 +311,14 @@ export class JobRunner implements JobService {
       this.#store.markFinished(job.id, "failed");
       this.#note(job, "ERROR", `could not start: ${(error as Error).message}`);
       this.#log.error(`job ${job.id} could not start: ${(error as Error).message}`);
+      this.#tell("ended", this.#store.get(job.id) ?? job, null);
       this.#track(this.#afterEnd(job.id));
       return;
     }
     this.#store.markRunning(job.id, crawl.pid ?? null);
     const record = this.#store.get(job.id) ?? job;
     this.#log.info(`job ${job.id} started: ${job.project}/${job.spider}, pid ${crawl.pid}`);
+    this.#tell("started", record, null);
     const running: RunningJob = { record, crawl, cancelled: false, done: Promise.resolve() };
     running.done = crawl.exited.then((exit) => this.#ended(running, exit)).catch((error) =>
       this.#log.error(`job ${job.id}: could not record its end: ${(error as Error).message}`)
@@ -327,12 +332,26 @@ export class JobRunner implements JobService {
     if (exit.error) this.#note(record, "ERROR", `could not start the crawl: ${exit.error.message}`);
     // Read and deleted by the job's process as it starts; still there if it never got that far.
     await rm(this.#paths.jobSpecFile(record), { force: true }).catch(() => {});
-    const outcome = outcomeOf(exit, running.cancelled);
+    // Its last stats tell a crawl whose monitors failed from one that failed (job_outcome.ts), and go with its alert.
+    const stats = await readJobStats(this.#paths.statsFile(record));
+    const outcome = jobOutcome(exit, running.cancelled, stats);
     this.#store.markFinished(record.id, outcome);
     this.#running.delete(record.id);
     const how = exit.signal ? `signal ${exit.signal}` : `exit status ${exit.code}`;
     this.#log.info(`job ${record.id} ${outcome} (${how})`);
+    this.#tell("ended", this.#store.get(record.id) ?? record, stats);
     await this.#afterEnd(record.id);
+  }
+
+  /** Tells the listener (alerts) about a job; whatever it throws is logged, never the runner's problem. */
+  #tell(event: "started" | "ended", job: JobRecord, stats: Record<string, unknown> | null): void {
+    if (!this.#events) return;
+    try {
+      if (event === "started") this.#events.started(job);
+      else this.#events.ended(job, stats);
+    } catch (error) {
+      this.#log.error(`job ${job.id}: alert on ${event} failed: ${(error as Error).message}`);
+    }
   }
 
   /** After a job ends: forget old jobs (deleting their files), tell whoever waits, start the next. */

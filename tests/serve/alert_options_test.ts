@@ -1,0 +1,56 @@
+/**
+ * The alert options and settings, checked before anything starts: --alert-webhook or NETWEIR_SERVE_ALERT_WEBHOOK
+ * must be an http(s) URL and is refused without showing its secret path; the alert_webhook setting the same way at
+ * schedule time. Fast (no process).
+ */
+import assert from "node:assert/strict";
+import { UsageError } from "../../src/errors.ts";
+import { checkServeOptions } from "../../src/serve/options.ts";
+import { JobAlerts } from "../../src/serve/alerts.ts";
+import { Settings } from "../../src/settings/settings.ts";
+import { record } from "./_setup.ts";
+
+const noEnv = () => undefined;
+const silent = { debug() {}, info() {}, warning() {}, error() {} };
+
+Deno.test("the service's webhook comes from --alert-webhook or NETWEIR_SERVE_ALERT_WEBHOOK and must be http(s)", () => {
+  const url = "https://hooks.slack.com/services/T1/B2/s3cret";
+  assert.equal(checkServeOptions({ alertWebhook: url }, noEnv).alertWebhook, url);
+  const env = (name: string) => name === "NETWEIR_SERVE_ALERT_WEBHOOK" ? url : undefined;
+  assert.equal(checkServeOptions({}, env).alertWebhook, url);
+  assert.equal(checkServeOptions({}, noEnv).alertWebhook, undefined);
+  assert.equal(checkServeOptions({}, noEnv).alertTimeout, 10);
+  assert.equal(checkServeOptions({}, noEnv).alertStart, false);
+  assert.throws(
+    () => checkServeOptions({ alertWebhook: "ftp://chat.example/hooks/s3cret" }, noEnv),
+    (error: Error) =>
+      error instanceof UsageError &&
+      error.message === "--alert-webhook must be an http:// or https:// URL, not ftp://chat.example/***",
+  );
+  assert.throws(() => checkServeOptions({ alertTimeout: "0" }, noEnv), /--alert-timeout must be between 1 and 600/);
+});
+
+Deno.test("the alert_webhook setting must be an http(s) URL; alert_start is true or false", () => {
+  assert.equal(
+    Settings.fromPairs(["alert_webhook=http://127.0.0.1:9/h"]).given("alertWebhook"),
+    "http://127.0.0.1:9/h",
+  );
+  assert.equal(Settings.fromPairs(["alert_webhook=null"]).given("alertWebhook"), null);
+  assert.throws(() => Settings.fromPairs(["alert_webhook=hooks.example/x"]), /alert_webhook.*http:\/\/ or https:\/\//);
+  assert.equal(Settings.fromPairs(["alert_start=true"]).given("alertStart"), true);
+  assert.throws(() => Settings.fromPairs(["alert_start=sometimes"]), /alert_start/);
+});
+
+Deno.test("a job's own webhook wins over the service's; alert_webhook=null turns the service's off for it", () => {
+  const alerts = new JobAlerts({ nodeName: "box", webhook: "http://127.0.0.1:9/service", log: silent });
+  const job = (settings: string[]) => record({ id: "j", project: "shop", spider: "books", settings });
+  assert.equal(alerts.webhookOf(job([])), "http://127.0.0.1:9/service");
+  assert.equal(alerts.webhookOf(job(["alert_webhook=http://127.0.0.1:9/own"])), "http://127.0.0.1:9/own");
+  assert.equal(
+    alerts.webhookOf(job(["alertWebhook=http://127.0.0.1:9/a", "alert_webhook=http://127.0.0.1:9/b"])),
+    "http://127.0.0.1:9/b",
+  );
+  assert.equal(alerts.webhookOf(job(["alert_webhook=null"])), undefined);
+  const none = new JobAlerts({ nodeName: "box", log: silent });
+  assert.equal(none.webhookOf(job([])), undefined);
+});
