@@ -1,14 +1,20 @@
 /**
  * The alert options and settings, checked before anything starts: --alert-webhook or NETWEIR_SERVE_ALERT_WEBHOOK
  * must be an http(s) URL and is refused without showing its secret path; the alert_webhook setting the same way at
- * schedule time. Fast (no process).
+ * schedule time; a spider's own webhook is copied into its jobs by schedule.json. About 1 s (one child process reads
+ * the spider file).
  */
 import assert from "node:assert/strict";
 import { UsageError } from "../../src/errors.ts";
 import { checkServeOptions } from "../../src/serve/options.ts";
 import { JobAlerts } from "../../src/serve/alerts.ts";
 import { Settings } from "../../src/settings/settings.ts";
-import { record } from "./_setup.ts";
+import { join } from "node:path";
+import { writeFile } from "node:fs/promises";
+import { servePaths } from "../../src/serve/paths.ts";
+import { createProjectRegistry } from "../../src/serve/projects.ts";
+import { checkSchedule } from "../../src/serve/schedule.ts";
+import { record, withTempDir } from "./_setup.ts";
 
 const noEnv = () => undefined;
 const silent = { debug() {}, info() {}, warning() {}, error() {} };
@@ -53,4 +59,34 @@ Deno.test("a job's own webhook wins over the service's; alert_webhook=null turns
   assert.equal(alerts.webhookOf(job(["alert_webhook=null"])), undefined);
   const none = new JobAlerts({ nodeName: "box", log: silent });
   assert.equal(none.webhookOf(job([])), undefined);
+});
+
+Deno.test("schedule.json copies the spider's own alert settings into the job, unless the request gives its own", async () => {
+  await withTempDir(async (dir) => {
+    const mod = JSON.stringify(new URL("../../mod.ts", import.meta.url).href);
+    await writeFile(
+      join(dir, "alerted.ts"),
+      `import { Settings, Spider } from ${mod};
+export class Alerted extends Spider {
+  override settings = new Settings({ alertWebhook: "http://127.0.0.1:9/spider-hook", alertStart: true });
+}
+`,
+    );
+    const context = { registry: createProjectRegistry([`p=${dir}`], dir), paths: servePaths(join(dir, "serve")) };
+    const schedule = (extra: [string, string][]) =>
+      checkSchedule(new URLSearchParams([["project", "p"], ["spider", "Alerted"], ...extra]), context);
+    assert.deepEqual((await schedule([])).settings, [
+      "alert_webhook=http://127.0.0.1:9/spider-hook",
+      "alert_start=true",
+    ]);
+    assert.deepEqual((await schedule([["setting", "alert_webhook=null"], ["setting", "alert_start=false"]])).settings, [
+      "alert_webhook=null",
+      "alert_start=false",
+    ]);
+    const own = await schedule([["setting", "alert_webhook=http://127.0.0.1:9/job-hook"]]);
+    assert.deepEqual(own.settings, ["alert_webhook=http://127.0.0.1:9/job-hook", "alert_start=true"]);
+    const alerts = new JobAlerts({ nodeName: "box", webhook: "http://127.0.0.1:9/service", log: silent });
+    const job = (settings: string[]) => record({ id: "j", project: "p", spider: "Alerted", settings });
+    assert.equal(alerts.webhookOf(job((await schedule([])).settings)), "http://127.0.0.1:9/spider-hook");
+  });
 });
