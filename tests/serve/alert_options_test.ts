@@ -15,6 +15,7 @@ import { servePaths } from "../../src/serve/paths.ts";
 import { createProjectRegistry } from "../../src/serve/projects.ts";
 import { checkSchedule } from "../../src/serve/schedule.ts";
 import { record, withTempDir } from "./_setup.ts";
+import { startWebhookReceiver } from "./_webhook_receiver.ts";
 
 const noEnv = () => undefined;
 const silent = { debug() {}, info() {}, warning() {}, error() {} };
@@ -89,4 +90,29 @@ export class Alerted extends Spider {
     const job = (settings: string[]) => record({ id: "j", project: "p", spider: "Alerted", settings });
     assert.equal(alerts.webhookOf(job((await schedule([])).settings)), "http://127.0.0.1:9/spider-hook");
   });
+});
+
+Deno.test("--alert-start sends the start of every job to the service's webhook, unless a job says alert_start=false", async () => {
+  const receiver = startWebhookReceiver();
+  try {
+    const alerts = new JobAlerts({ nodeName: "box", webhook: receiver.url, alertStart: true, log: silent });
+    const job = (id: string, settings: string[]) =>
+      record({ id, project: "p", spider: "s", state: "running", startedAt: Date.UTC(2026, 0, 1), settings });
+    alerts.started(job("quiet", ["alert_start=false"]));
+    alerts.started(job("loud", []));
+    alerts.ended({ ...job("quiet", ["alert_start=false"]), state: "finished", outcome: "finished" }, null);
+    const calls = await receiver.waitForCalls(2);
+    await alerts.settle(5_000);
+    assert.deepEqual(
+      receiver.calls.map((call) => [call.body.event, (call.body.job as Record<string, unknown>).id]).sort(),
+      [["ended", "quiet"], ["started", "loud"]],
+    );
+    assert.equal(calls.length, 2);
+    const quiet = new JobAlerts({ nodeName: "box", webhook: receiver.url, log: silent });
+    quiet.started(job("default", []));
+    await quiet.settle(5_000);
+    assert.equal(receiver.calls.length, 2, "no start alert unless asked for");
+  } finally {
+    await receiver.close();
+  }
 });
