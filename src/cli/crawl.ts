@@ -11,6 +11,7 @@ import { createSpider, loadSpiders, pickSpider } from "../load/spiders.ts";
 import { applySpiderArgs } from "../spider/spider_args.ts";
 import { CommandError } from "./errors.ts";
 import { nothingFetched } from "./nothing_fetched.ts";
+import { logScrapyClosing } from "./scrapy_closing.ts";
 import { runtime } from "../runtime/mod.ts";
 
 /** Runs `netweir crawl` with its parsed options; resolves with the exit status. */
@@ -18,7 +19,7 @@ export async function runCrawlCommand(options: CrawlCommandOptions): Promise<num
   const SpiderClass = pickSpider(await loadSpiders(options.file), options.spider, options.file);
   const spider = createSpider(SpiderClass);
   applySpiderArgs(spider, options.args);
-  const { crawl, log } = await assembleCrawl(spider, {
+  const { crawl, log, settings } = await assembleCrawl(spider, {
     overrides: Settings.fromPairs(options.settings),
     outputs: options.outputs,
     spiderSource: { file: options.file, spider: options.spider, args: [...options.args] },
@@ -35,14 +36,21 @@ export async function runCrawlCommand(options: CrawlCommandOptions): Promise<num
       throw error;
     });
     log.info("crawl finished " + JSON.stringify(stats));
-    // A crawl stopped by a signal may not have got to fetching yet: the signal's status says what happened.
-    const nothing = signals.signalled ? undefined : nothingFetched(stats);
-    if (nothing) throw new CommandError(nothing);
-    // Each feed already said where its items went ("Stored jsonl feed (N items) in: path"), as Scrapy says it.
-    if (signals.signalled) return SIGNAL_EXIT[signals.signalled];
-    const failed = crawl.stats.monitors?.failed ?? [];
-    for (const { monitor, message } of failed) runtime.writeStderr(`netweir: monitor ${monitor} failed: ${message}\n`);
-    return failed.length > 0 ? 1 : 0;
+    try {
+      // A crawl stopped by a signal may not have got to fetching yet: the signal's status says what happened.
+      const nothing = signals.signalled ? undefined : nothingFetched(stats);
+      if (nothing) throw new CommandError(nothing);
+      // Each feed already said where its items went ("Stored jsonl feed (N items) in: path"), as Scrapy says it.
+      if (signals.signalled) return SIGNAL_EXIT[signals.signalled];
+      const failed = crawl.stats.monitors?.failed ?? [];
+      for (const { monitor, message } of failed) {
+        runtime.writeStderr(`netweir: monitor ${monitor} failed: ${message}\n`);
+      }
+      return failed.length > 0 ? 1 : 0;
+    } finally {
+      // Last, after every other line with a brace in it: LogParser takes the stats block up to the log's last "}".
+      if (settings.logFormat === "scrapy") logScrapyClosing(log, stats);
+    }
   } finally {
     signals.remove();
   }

@@ -10,6 +10,11 @@ export async function runServe(flags: RawServeOptions): Promise<number> {
   if (flags.password !== undefined) {
     log.warning("--password can be read by every user of this machine (ps, /proc); prefer NETWEIR_SERVE_PASSWORD");
   }
+  if (flags.alertWebhook !== undefined) {
+    log.warning(
+      "--alert-webhook can be read by every user of this machine (ps, /proc); prefer NETWEIR_SERVE_ALERT_WEBHOOK",
+    );
+  }
   const service = await startService(options, log);
   const { promise: stopped, resolve } = Promise.withResolvers<void>();
   let signals = 0;

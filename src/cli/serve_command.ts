@@ -39,6 +39,9 @@ export function addServeCommand(program: Command, context: CommandContext): void
       "run a spider periodically, e.g. 'shop/books@0 3 * * *' (repeatable)",
       collect,
     )
+    .option("--alert-webhook <url>", "call this URL when a job ends (better: NETWEIR_SERVE_ALERT_WEBHOOK)")
+    .option("--alert-start", "call the alert webhook when a job starts too")
+    .option("--alert-timeout <seconds>", "seconds one webhook call may take (default 10)")
     .addHelpText("after", SERVE_HELP_AFTER)
     .action(async (flags) => {
       // Before serve.ts loads the job table's node:sqlite: Node would print an experimental-feature warning.

@@ -9,11 +9,11 @@ import { readFile, rm } from "node:fs/promises";
 import type { Command } from "commander";
 import { UsageError } from "../errors.ts";
 import { makeNewFilesPrivate } from "../runtime/umask.ts";
-import type { JobSpec } from "../serve/job_runner.ts";
+import type { JobSpec } from "../serve/job_spec.ts";
 import type { CommandContext } from "./context.ts";
 
 /**
- * A spec file (job_runner.ts's JobSpec), which is deleted once read (even when it turns out to be malformed). Its
+ * A spec file (job_spec.ts's JobSpec), which is deleted once read (even when it turns out to be malformed). Its
  * data directory and settings are there for checking the job's file settings again; a spec without them gives none.
  */
 export async function readJobSpec(file: string): Promise<JobSpec> {

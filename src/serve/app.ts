@@ -13,7 +13,7 @@ import { jsonAnswer } from "./answer.ts";
 import { fileResponse } from "./file_response.ts";
 import { renderJobsPage } from "./jobs_page.ts";
 import { renderListing } from "./listing.ts";
-import { isServeName } from "./names.ts";
+import { isServeName, leadsOutOfFolder } from "./names.ts";
 import { checkSchedule, isRefusal, optionalName, requiredName, ScheduleError } from "./schedule.ts";
 import { listedJobs, scrapydForgets } from "./scrapyd_format.ts";
 import { maskStrings } from "./secrets.ts";
@@ -186,8 +186,21 @@ export function createApp(options: AppOptions): Hono {
 
   endpoint("listprojects.json", "GET", () => ({ projects: registry.names() }));
 
+  /**
+   * The deploying endpoints refuse a project that leads out of a folder as scrapyd's egg storage does, in its words
+   * (scrapyd's own tests compare them); any other malformed name as every other endpoint does.
+   */
+  const refuseTraversal = (params: URLSearchParams) => {
+    const given = params.get("project");
+    if (given !== null && leadsOutOfFolder(given)) throw new ScheduleError(`DirectoryTraversalError: ${given}`);
+  };
+  const deployingProject = (params: URLSearchParams) => {
+    refuseTraversal(params);
+    return requiredName(params, "project");
+  };
+
   endpoint("listversions.json", "GET", (params) => {
-    requiredName(params, "project");
+    deployingProject(params);
     return { versions: [] };
   });
 
@@ -257,18 +270,23 @@ export function createApp(options: AppOptions): Hono {
   if (options.schedules) addScheduleEndpoints(endpoint, options.schedules, { registry, paths }, projectNamed);
 
   endpoint("delproject.json", "POST", (params) => {
-    const { name } = project(params);
+    const { name } = projectNamed(deployingProject(params));
     throw new ScheduleError(
       `delproject.json is not supported: projects are not deployed to netweir serve, so there is nothing to ` +
         `delete; to stop serving ${name}, take its --project option off and restart the service`,
     );
   });
 
-  endpoint("addversion.json", "ANY", () => {
+  endpoint("addversion.json", "ANY", (params) => {
+    refuseTraversal(params);
     throw new ScheduleError(`addversion.json is not supported: ${NO_DEPLOYING}`);
   });
 
-  endpoint("delversion.json", "ANY", () => {
+  endpoint("delversion.json", "ANY", (params) => {
+    refuseTraversal(params);
+    // There are no versions, so any version named is not found: said in scrapyd's words, which its tests compare.
+    const version = params.get("version");
+    if (version !== null && version !== "") throw new ScheduleError(`version '${version}' not found`);
     throw new ScheduleError(`delversion.json is not supported: there are no versions or eggs; ${NO_DEPLOYING}`);
   });
 

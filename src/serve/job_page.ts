@@ -5,6 +5,7 @@
  * page reloads itself every 5 seconds, and with actions (the dashboard) its log is a frame of the live tail
  * (dashboard_pages.ts), which reloads every second, and it has a Cancel or Re-run button.
  */
+import { renderMonitorSection } from "./monitor_section.ts";
 import { pagesPerSecondNow, renderChart, seriesOf } from "./chart.ts";
 import { maskSecrets } from "../log.ts";
 import { escapeHtml } from "./html.ts";
@@ -101,6 +102,7 @@ ${
   }
 <h2>Stats ${live ? `<span class="dim">so far (rewritten every 5 s)</span>` : ""}</h2>
 ${stats ? facts(statRows) : `<p class="dim">No stats yet: the crawl writes its first ones as it starts.</p>`}
+${renderMonitorSection(stats)}
 <h2>Pages and items over time</h2>
 ${renderChart(series)}
 <h2>Last items <span class="count">${number(stats?.items)} in all</span></h2>

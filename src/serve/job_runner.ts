@@ -4,17 +4,20 @@
  * Ctrl-C does and kills it with its children if it has not stopped after the grace period (at once on a second
  * cancel). The store says what is waiting; this class only remembers the processes it started.
  */
-import { chmodSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { rm } from "node:fs/promises";
-import { dirname, resolve } from "node:path";
-import { formatLogLine, type LogFormat, maskSecrets } from "../log.ts";
+import { dirname } from "node:path";
+import { formatLogLine, maskSecrets } from "../log.ts";
 import type { Logger } from "../spider/types.ts";
 import { jobLimitProblem } from "./job_limits.ts";
 import type { JobCounts, JobStore } from "./job_store.ts";
-import { appendPrivate, makePrivateDir, PRIVATE_DIR, PRIVATE_FILE } from "./private_files.ts";
+import type { JobEvents } from "./alerts.ts";
+import { jobOutcome } from "./job_outcome.ts";
+import { jobLogFormat, startLine, writeJobSpec } from "./job_spec.ts";
+import { appendPrivate, makePrivateDir } from "./private_files.ts";
 import { type GroupProcess, type ProcessExit, startProcessGroup } from "./process_group.ts";
-import { maskArgument, maskedPairs, maskSetting } from "./secrets.ts";
-import type { CancelSignal, JobOutcome, JobRecord, JobService, JobState, NewJob, ServePaths } from "./types.ts";
+import { readJobStats, readJobStatsSync } from "./stats.ts";
+import type { CancelSignal, JobRecord, JobService, JobState, NewJob, ServePaths } from "./types.ts";
 
 /** How the runner starts `netweir`: an executable and its leading arguments (runtime.selfCommand(cli.ts)). */
 export interface CliCommand {
@@ -33,6 +36,8 @@ export interface JobRunnerOptions {
   graceMs?: number;
   cliCommand: CliCommand;
   log: Logger;
+  /** Told when a job starts and ends (alerts.ts); it must not block, and what it throws is logged. */
+  events?: JobEvents;
 }
 
 /** A job whose process this runner started and has not yet seen end. */
@@ -48,78 +53,6 @@ interface RunningJob {
 const DEFAULT_KEEP = 100;
 const DEFAULT_GRACE_MS = 30_000;
 
-/**
- * `netweir crawl` arguments for a job; every path absolute, as the crawl runs in the project's directory. They go to
- * the job's process in its spec file (writeJobSpec), not on its command line.
- */
-export function crawlArgs(job: JobRecord, paths: ServePaths): string[] {
-  return [
-    "crawl",
-    job.file,
-    "--spider",
-    job.spider,
-    // Scrapy's log format unless the job chose one (jobLogFormat says why).
-    ...(givenLogFormat(job) === undefined ? ["-s", "log_format=scrapy"] : []),
-    ...job.settings.flatMap((setting) => ["-s", setting]),
-    ...job.args.flatMap((arg) => ["-a", arg]),
-    "-o",
-    resolve(paths.itemsFile(job)),
-    "--stats-file",
-    resolve(paths.statsFile(job)),
-  ];
-}
-
-/**
- * What a job's process is given in its spec file: the `netweir crawl` arguments, and the project's data directory
- * and the job's settings, for checking its file settings again before the crawl opens them.
- */
-export interface JobSpec {
-  argv: string[];
-  dataDir: string;
-  settings: string[];
-}
-
-/**
- * Writes the job's crawl arguments to its spec file, readable by this user alone (the folder too), for
- * `netweir _serve_job SPEC` to read and delete: a command line can be read by every user of the machine, and a job's
- * settings may hold passwords (http_auth, a proxy's, a Redis URL's).
- */
-function writeJobSpec(job: JobRecord, paths: ServePaths): string {
-  const file = paths.jobSpecFile(job);
-  makePrivateDir(dirname(file));
-  chmodSync(dirname(file), PRIVATE_DIR);
-  const spec: JobSpec = { argv: crawlArgs(job, paths), dataDir: paths.dataDir(job.project), settings: job.settings };
-  writeFileSync(file, JSON.stringify(spec), { mode: PRIVATE_FILE });
-  return file;
-}
-
-/** The first line of a job's log: what it runs, with what, secrets masked. */
-function startLine(job: JobRecord): string {
-  const settings = JSON.stringify(maskedPairs(job.settings, maskSetting));
-  const args = JSON.stringify(maskedPairs(job.args, maskArgument));
-  return `job ${job.id} of project ${job.project}: spider ${job.spider} from ${job.file}, settings ${settings}, ` +
-    `arguments ${args}`;
-}
-
-/** The log_format a job was scheduled with, if any (the last one given wins, as with -s). */
-function givenLogFormat(job: Pick<JobRecord, "settings">): string | undefined {
-  return job.settings.map((pair) => /^(?:log_format|logFormat)=(.*)$/.exec(pair)?.[1]).filter(Boolean).at(-1);
-}
-
-/**
- * The log format of a job: Scrapy's unless the job was scheduled with another, because the tools scrapyd users read
- * logs with (ScrapydWeb's LogParser) find the time, the level and the progress lines only in Scrapy's format.
- */
-function jobLogFormat(job: Pick<JobRecord, "settings">): LogFormat {
-  return (givenLogFormat(job) ?? "scrapy") === "scrapy" ? "scrapy" : "netweir";
-}
-
-/** The outcome of a job whose process has exited. */
-function outcomeOf(exit: ProcessExit, cancelled: boolean): JobOutcome {
-  if (cancelled) return "cancelled";
-  return exit.code === 0 ? "finished" : "failed";
-}
-
 /** The job store and the crawl processes together: what the HTTP app calls. */
 export class JobRunner implements JobService {
   readonly #store: JobStore;
@@ -129,6 +62,7 @@ export class JobRunner implements JobService {
   readonly #graceMs: number;
   readonly #cli: CliCommand;
   readonly #log: Logger;
+  readonly #events: JobEvents | undefined;
   readonly #running = new Map<string, RunningJob>();
   /** Deleting pruned jobs' files, so shutdown can wait for it. */
   readonly #chores = new Set<Promise<void>>();
@@ -151,6 +85,7 @@ export class JobRunner implements JobService {
     this.#graceMs = graceMs;
     this.#cli = options.cliCommand;
     this.#log = options.log;
+    this.#events = options.events;
   }
 
   /**
@@ -163,6 +98,8 @@ export class JobRunner implements JobService {
     const lost = this.#store.markRunningAsLost();
     for (const job of lost) {
       this.#log.warning(`job ${job.id} (${job.project}/${job.spider}) was running when the service stopped: lost`);
+      // Read now: pruning below may forget the job and delete its stats.
+      this.#tell("ended", this.#store.get(job.id) ?? job, readJobStatsSync(this.#paths.statsFile(job)));
     }
     this.#prune();
     this.#startWaiting();
@@ -308,12 +245,14 @@ export class JobRunner implements JobService {
       this.#store.markFinished(job.id, "failed");
       this.#note(job, "ERROR", `could not start: ${(error as Error).message}`);
       this.#log.error(`job ${job.id} could not start: ${(error as Error).message}`);
+      this.#tell("ended", this.#store.get(job.id) ?? job, null);
       this.#track(this.#afterEnd(job.id));
       return;
     }
     this.#store.markRunning(job.id, crawl.pid ?? null);
     const record = this.#store.get(job.id) ?? job;
     this.#log.info(`job ${job.id} started: ${job.project}/${job.spider}, pid ${crawl.pid}`);
+    this.#tell("started", record, null);
     const running: RunningJob = { record, crawl, cancelled: false, done: Promise.resolve() };
     running.done = crawl.exited.then((exit) => this.#ended(running, exit)).catch((error) =>
       this.#log.error(`job ${job.id}: could not record its end: ${(error as Error).message}`)
@@ -327,12 +266,26 @@ export class JobRunner implements JobService {
     if (exit.error) this.#note(record, "ERROR", `could not start the crawl: ${exit.error.message}`);
     // Read and deleted by the job's process as it starts; still there if it never got that far.
     await rm(this.#paths.jobSpecFile(record), { force: true }).catch(() => {});
-    const outcome = outcomeOf(exit, running.cancelled);
+    // Its last stats tell a crawl whose monitors failed from one that failed (job_outcome.ts), and go with its alert.
+    const stats = await readJobStats(this.#paths.statsFile(record));
+    const outcome = jobOutcome(exit, running.cancelled, stats);
     this.#store.markFinished(record.id, outcome);
     this.#running.delete(record.id);
     const how = exit.signal ? `signal ${exit.signal}` : `exit status ${exit.code}`;
     this.#log.info(`job ${record.id} ${outcome} (${how})`);
+    this.#tell("ended", this.#store.get(record.id) ?? record, stats);
     await this.#afterEnd(record.id);
+  }
+
+  /** Tells the listener (alerts) about a job; whatever it throws is logged, never the runner's problem. */
+  #tell(event: "started" | "ended", job: JobRecord, stats: Record<string, unknown> | null): void {
+    if (!this.#events) return;
+    try {
+      if (event === "started") this.#events.started(job);
+      else this.#events.ended(job, stats);
+    } catch (error) {
+      this.#log.error(`job ${job.id}: alert on ${event} failed: ${(error as Error).message}`);
+    }
   }
 
   /** After a job ends: forget old jobs (deleting their files), tell whoever waits, start the next. */

@@ -5,6 +5,7 @@
  */
 import type { Logger } from "../spider/types.ts";
 import { acquireDirLock } from "./dir_lock.ts";
+import type { JobEvents } from "./alerts.ts";
 import { type CliCommand, JobRunner } from "./job_runner.ts";
 import { JobStore } from "./job_store.ts";
 import { Scheduler } from "./scheduler.ts";
@@ -31,6 +32,8 @@ export interface OpenJobServiceOptions {
    * fails (a port in use) touches no job.
    */
   deferStart?: boolean;
+  /** Told when jobs start and end (the service's alerts). */
+  events?: JobEvents;
 }
 
 /** An open job service: the runner (the HTTP app's JobService), where things are, and how to stop. */
@@ -67,6 +70,7 @@ export async function openJobService(options: OpenJobServiceOptions): Promise<Op
       graceMs: options.graceMs,
       cliCommand: options.cliCommand,
       log: options.log,
+      events: options.events,
     });
     const scheduler = new Scheduler({
       store: scheduleStore,

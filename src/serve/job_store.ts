@@ -17,8 +17,8 @@ export interface JobCounts {
 
 // `seq` orders jobs created in the same millisecond and is never reused; `id` keeps the spelling it was given
 // (clients look their job up by it) and is compared without case, so Job1 and job1 are one job.
-const SCHEMA = `
-  CREATE TABLE IF NOT EXISTS jobs (
+const JOBS_TABLE = (name: string) => `
+  CREATE TABLE IF NOT EXISTS ${name} (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     id TEXT NOT NULL UNIQUE COLLATE NOCASE,
     project TEXT NOT NULL,
@@ -29,13 +29,14 @@ const SCHEMA = `
     settings TEXT NOT NULL,
     args TEXT NOT NULL,
     state TEXT NOT NULL CHECK (state IN ('pending', 'running', 'finished')),
-    outcome TEXT CHECK (outcome IN ('finished', 'failed', 'cancelled', 'lost')),
+    outcome TEXT CHECK (outcome IN ('finished', 'monitor_failed', 'failed', 'cancelled', 'lost')),
     created_at INTEGER NOT NULL,
     started_at INTEGER,
     ended_at INTEGER,
     pid INTEGER,
     schedule TEXT
-  );
+  );`;
+const INDEXES = `
   CREATE INDEX IF NOT EXISTS jobs_waiting ON jobs (state, priority DESC, created_at, seq);
   CREATE INDEX IF NOT EXISTS jobs_by_project ON jobs (project COLLATE NOCASE, created_at, seq);
   CREATE INDEX IF NOT EXISTS jobs_by_end ON jobs (state, ended_at DESC, seq DESC);
@@ -44,6 +45,21 @@ const SCHEMA = `
 /** A jobs.db made before schedules gains the column naming the schedule a job was fired by. */
 const ADD_SCHEDULE_COLUMN = "ALTER TABLE jobs ADD COLUMN schedule TEXT";
 const SCHEDULE_INDEX = "CREATE INDEX IF NOT EXISTS jobs_by_schedule ON jobs (schedule, seq)";
+
+/**
+ * A jobs.db made before the monitor_failed outcome has a CHECK that refuses it, and SQLite cannot change a CHECK in
+ * place: the table is copied into one with the new CHECK, in one transaction, rows and seq kept as they were.
+ */
+function allowMonitorFailed(db: DatabaseSync): void {
+  const row = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'jobs'").get();
+  if (String(row?.sql ?? "").includes("monitor_failed")) return;
+  inTransaction(db, () => {
+    db.exec(JOBS_TABLE("jobs_new"));
+    db.exec(`INSERT INTO jobs_new (seq, ${COLUMNS}) SELECT seq, ${COLUMNS} FROM jobs`);
+    db.exec("DROP TABLE jobs");
+    db.exec("ALTER TABLE jobs_new RENAME TO jobs");
+  });
+}
 
 const COLUMNS = "id, project, spider, file, cwd, priority, settings, args, state, outcome, created_at, started_at, " +
   "ended_at, pid, schedule";
@@ -120,9 +136,11 @@ export class JobStore {
       // WAL: readers (listjobs) never wait for a writer. synchronous=FULL: in WAL mode NORMAL may lose the last
       // commits on power loss; FULL makes each change durable before the call returns.
       this.#db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;");
-      this.#db.exec(SCHEMA);
+      this.#db.exec(JOBS_TABLE("jobs"));
       const columns = this.#db.prepare("PRAGMA table_info(jobs)").all().map((row) => String(row.name));
       if (!columns.includes("schedule")) this.#db.exec(ADD_SCHEDULE_COLUMN);
+      allowMonitorFailed(this.#db);
+      this.#db.exec(INDEXES);
       this.#db.exec(SCHEDULE_INDEX);
     } catch (error) {
       this.#db.close();

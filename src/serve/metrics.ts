@@ -6,7 +6,7 @@
  */
 import { pagesPerSecondNow, seriesOf } from "./chart.ts";
 import type { ScheduleRecord } from "./schedule_store.ts";
-import type { JobOutcome, JobRecord, JobState } from "./types.ts";
+import { JOB_OUTCOMES, type JobOutcome, type JobRecord, type JobState } from "./types.ts";
 
 /** What the page is made from. */
 export interface MetricsData {
@@ -24,7 +24,7 @@ export interface MetricsData {
 export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
 const STATES: readonly JobState[] = ["pending", "running", "finished"];
-const OUTCOMES: readonly JobOutcome[] = ["finished", "failed", "cancelled", "lost"];
+const OUTCOMES: readonly JobOutcome[] = JOB_OUTCOMES;
 
 /** A label value escaped: backslash, double quote and line feed. */
 function labelValue(value: string): string {

@@ -12,3 +12,18 @@ export function isServeName(name: string): boolean {
 
 /** The rule in words, for messages. */
 export const NAME_RULE = `letters, digits, ., _ and -, starting with a letter or digit (at most ${MAX_NAME_LENGTH})`;
+
+/**
+ * Whether a name, taken as a folder under another, would lead out of it (`../p`, `a/../../b`, `/etc`): what scrapyd's
+ * egg storage refuses with `DirectoryTraversalError: NAME` on the endpoints that deploy code.
+ */
+export function leadsOutOfFolder(name: string): boolean {
+  if (name.startsWith("/") || name.startsWith("\\")) return true;
+  let depth = 0;
+  for (const part of name.split(/[/\\]/)) {
+    if (part === "..") depth--;
+    else if (part !== "" && part !== ".") depth++;
+    if (depth < 0) return true;
+  }
+  return false;
+}

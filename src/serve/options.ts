@@ -5,6 +5,7 @@
 import { availableParallelism } from "node:os";
 import { UsageError } from "../errors.ts";
 import { parseScheduleSpec } from "./cli_schedules.ts";
+import { maskWebhookUrl } from "./secrets.ts";
 
 /** The options of `netweir serve`, checked (see {@link checkServeOptions}). */
 export interface ServeOptions {
@@ -30,6 +31,14 @@ export interface ServeOptions {
   cancelGrace: number;
   /** --schedule: "PROJECT/SPIDER@CRON", one per periodic schedule. */
   schedules: string[];
+  /** --alert-webhook (else NETWEIR_SERVE_ALERT_WEBHOOK): called when any job without a webhook of its own ends. */
+  alertWebhook?: string;
+  /** --alert-start: call the service's webhook when jobs start too. */
+  alertStart: boolean;
+  /** --alert-timeout: seconds one webhook call may take (10). */
+  alertTimeout: number;
+  /** Waits between webhook tries (2 s, then 10 s; shorter in tests, no option). */
+  alertRetryDelaysMs?: readonly number[];
 }
 
 /** What the command line and the environment give, before checking: text, as typed. */
@@ -56,6 +65,12 @@ export interface RawServeOptions {
   cancelGrace?: string;
   /** --schedule, once per schedule. */
   schedule?: string[];
+  /** --alert-webhook (else NETWEIR_SERVE_ALERT_WEBHOOK). */
+  alertWebhook?: string;
+  /** --alert-start. */
+  alertStart?: boolean;
+  /** --alert-timeout, seconds. */
+  alertTimeout?: string;
 }
 
 function wholeNumber(name: string, text: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
@@ -72,7 +87,18 @@ export function isLoopback(address: string): boolean {
     /^::ffff:127(?:\.\d{1,3}){3}$/.test(host);
 }
 
-/** Checks the options; `env` supplies NETWEIR_SERVE_USERNAME and NETWEIR_SERVE_PASSWORD. */
+/** The service's webhook: an http(s) URL, refused by its masked form (the URL is a secret). */
+function checkWebhook(url: string | undefined): string | undefined {
+  if (url === undefined || url === "") return undefined;
+  const parsed = URL.parse(url);
+  if (parsed && (parsed.protocol === "http:" || parsed.protocol === "https:") && parsed.host !== "") return url;
+  throw new UsageError(`--alert-webhook must be an http:// or https:// URL, not ${maskWebhookUrl(url)}`);
+}
+
+/**
+ * Checks the options; `env` supplies NETWEIR_SERVE_USERNAME, NETWEIR_SERVE_PASSWORD and
+ * NETWEIR_SERVE_ALERT_WEBHOOK.
+ */
 export function checkServeOptions(raw: RawServeOptions, env: (name: string) => string | undefined): ServeOptions {
   const username = raw.username ?? env("NETWEIR_SERVE_USERNAME") ?? undefined;
   const password = raw.password ?? env("NETWEIR_SERVE_PASSWORD") ?? undefined;
@@ -102,6 +128,9 @@ export function checkServeOptions(raw: RawServeOptions, env: (name: string) => s
     insecureNoAuth,
     cancelGrace: wholeNumber("--cancel-grace", raw.cancelGrace ?? "30", 0, 3600),
     schedules: raw.schedule ?? [],
+    alertWebhook: checkWebhook(raw.alertWebhook ?? env("NETWEIR_SERVE_ALERT_WEBHOOK")),
+    alertStart: raw.alertStart ?? false,
+    alertTimeout: wholeNumber("--alert-timeout", raw.alertTimeout ?? "10", 1, 600),
   };
 }
 

@@ -43,7 +43,7 @@ thead th { border-bottom: 2px solid #ccc; font-weight: 600; } tbody tr { border-
 code, pre { font-size: .92em; } a { color: #0645ad; }
 pre { background: #f6f8fa; padding: .6em .8em; overflow-x: auto; white-space: pre-wrap; word-break: break-all; }
 .outcome { font-weight: 600; } .finished { color: #1a7f37; } .failed, .lost { color: #c62828; }
-.cancelled { color: #9a6700; } .running { color: #0645ad; }
+.cancelled, .monitor_failed { color: #9a6700; } .running { color: #0645ad; }
 .filters { margin: .8em 0; } .filters span { margin-right: 1.4em; } .filters a.on { font-weight: 700; color: inherit; }
 .pager { margin: .6em 0; }
 .chart .frame { fill: none; stroke: #ccc; } .chart .axis, .chart .legend { font-size: 11px; fill: #666; }

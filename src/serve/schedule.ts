@@ -209,6 +209,12 @@ export async function checkSchedule(params: URLSearchParams, context: ScheduleCo
     }
     settings.push(`stats_interval=${MAX_STATS_AGE}`);
   }
+  // The spider's (or its profile's) alert settings go with the job: the runner calls its webhook without reading
+  // spider files again, and the job's settings are then the one place a job's webhook comes from.
+  if (resolved.alertWebhook !== null && !overrides.has("alertWebhook")) {
+    settings.push(`alert_webhook=${resolved.alertWebhook}`);
+  }
+  if (resolved.alertStart && !overrides.has("alertStart")) settings.push("alert_start=true");
   // Again as the job will be stored (file settings made absolute): the runner refuses to start a job past them.
   const stored = jobLimitProblem({ settings, args });
   if (stored) throw new ScheduleError(stored);

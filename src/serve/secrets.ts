@@ -35,9 +35,22 @@ function maskHeaders(value: string): string {
   );
 }
 
+/**
+ * A webhook URL as it may be shown: its scheme and host, the rest masked. A chat service's incoming webhook
+ * (Slack's hooks.slack.com/services/T../B../XXXX, Mattermost's /hooks/ID) is a secret in its path, not in a password,
+ * so the path and query go whole. Text that is not a URL is masked whole.
+ */
+export function maskWebhookUrl(value: string): string {
+  const parsed = URL.parse(value.trim());
+  if (parsed === null || parsed.host === "") return value.trim() === "" || value.trim() === "null" ? value : MASK;
+  const rest = parsed.pathname === "/" && parsed.search === "" ? "/" : `/${MASK}`;
+  return `${parsed.protocol}//${parsed.host}${rest}`;
+}
+
 /** One setting's value, masked as its setting needs (the key in either spelling). */
 export function maskSetting(key: string, value: string): string {
   const cli = findSetting(key)?.cli;
+  if (cli === "alert_webhook") return maskWebhookUrl(value);
   if (cli === "http_auth") return maskAuthMap(value);
   if (cli === "default_headers") return maskSecrets(maskHeaders(value));
   return maskSecrets(value);

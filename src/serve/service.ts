@@ -8,6 +8,7 @@ import { resolve } from "node:path";
 import { selfCli } from "../runtime/self_cli.ts";
 import type { Logger } from "../spider/types.ts";
 import { runtime } from "../runtime/mod.ts";
+import { JobAlerts } from "./alerts.ts";
 import { createApp } from "./app.ts";
 import { applyCliSchedules } from "./cli_schedules.ts";
 import { startHttpServer } from "./http_server.ts";
@@ -32,6 +33,14 @@ export interface RunningService {
 export async function startService(options: ServeOptions, log: Logger): Promise<RunningService> {
   // Projects are checked before --dir is touched: a typo in a path must not leave a lock or a database behind.
   const registry = createProjectRegistry(options.projects, runtime.cwd());
+  const nodeName = hostname();
+  const alerts = new JobAlerts({
+    nodeName,
+    webhook: options.alertWebhook,
+    alertStart: options.alertStart,
+    log,
+    delivery: { timeoutMs: options.alertTimeout * 1000, retryDelaysMs: options.alertRetryDelaysMs },
+  });
   const jobs = await openJobService({
     dir: resolve(runtime.cwd(), options.dir),
     maxJobs: options.maxJobs,
@@ -40,10 +49,10 @@ export async function startService(options: ServeOptions, log: Logger): Promise<
     cliCommand: selfCli(),
     log,
     deferStart: true,
+    events: alerts,
   });
   // The runner has already logged each job it found running and marked lost (jobs.lost).
   const loopback = isLoopback(options.bind);
-  const nodeName = hostname();
   const app = createApp({
     jobs: jobs.runner,
     registry,
@@ -91,6 +100,8 @@ export async function startService(options: ServeOptions, log: Logger): Promise<
       closing = (async () => {
         await server.close();
         await jobs.close();
+        // The alerts of the jobs the stop cancelled, given one webhook try's time to land.
+        await alerts.settle(options.alertTimeout * 1000);
       })();
       return closing;
     },

@@ -17,7 +17,7 @@ import {
   scheduleButtons,
 } from "./dashboard_forms.ts";
 import type { ScheduleRecord } from "./schedule_store.ts";
-import type { JobOutcome, JobRecord } from "./types.ts";
+import { JOB_OUTCOMES, type JobOutcome, type JobRecord } from "./types.ts";
 
 /** The list's filters and page, from the query string. */
 export interface ListQuery {
@@ -45,7 +45,7 @@ export interface StatusPageData {
 /** Finished jobs a page, and waiting jobs shown before "and N more". */
 export const PAGE_SIZE = 50;
 
-const OUTCOMES: readonly JobOutcome[] = ["finished", "failed", "cancelled", "lost"];
+const OUTCOMES: readonly JobOutcome[] = JOB_OUTCOMES;
 
 /** The filters and page of `/?project=..&spider=..&outcome=..&page=N`; anything else is ignored. */
 export function parseListQuery(search: URLSearchParams): ListQuery {

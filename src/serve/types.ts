@@ -6,8 +6,14 @@
 /** Where a job is in its life. */
 export type JobState = "pending" | "running" | "finished";
 
-/** How a finished job ended: exit 0, anything else, cancelled by a user, or running when the service died. */
-export type JobOutcome = "finished" | "failed" | "cancelled" | "lost";
+/**
+ * How a finished job ended: exit 0; the crawl ran to its end but a monitor of its items failed (job_outcome.ts);
+ * any other exit; cancelled by a user; or running when the service died.
+ */
+export type JobOutcome = "finished" | "monitor_failed" | "failed" | "cancelled" | "lost";
+
+/** Every outcome, in the order pages and /metrics list them. */
+export const JOB_OUTCOMES: readonly JobOutcome[] = ["finished", "monitor_failed", "failed", "cancelled", "lost"];
 
 /** What schedule.json hands the job service, already checked. */
 export interface NewJob {

@@ -14,6 +14,14 @@ function setting<T>(row: SettingRow<T>): SettingRow<T> {
 
 const atLeast = (min: number) => (value: number | null) =>
   value !== null && value < min ? `must be at least ${min}` : undefined;
+/** A webhook must be an absolute http(s) URL: anything else would fail at the job's end, long after it was given. */
+function webhookProblem(value: string | null): string | undefined {
+  if (value === null) return undefined;
+  const url = URL.parse(value);
+  return url && (url.protocol === "http:" || url.protocol === "https:") && url.host !== ""
+    ? undefined
+    : "must be an http:// or https:// URL";
+}
 const positive = (value: number | null) => value !== null && value <= 0 ? "must be greater than 0" : undefined;
 
 /** The resource types `browserBlock` may name: Chromium's, in lower case. */
@@ -82,6 +90,8 @@ export type SettingValues = {
   maxMemory: number | null;
   maxPagesPerDomain: number | null;
   monitors: Monitors | null;
+  alertWebhook: string | null;
+  alertStart: boolean;
   profile: string | null;
   queue: string | null;
   queueKey: string | null;
@@ -348,6 +358,22 @@ export const TABLE: { [K in SettingKey]: SettingRow<SettingValues[K]> } = {
     check: monitorsProblem,
     doc: "Rules the crawl's items must meet (min_items, max_error_rate, max_dropped, coverage, schema); " +
       "netweir crawl exits 1 when one fails",
+  }),
+  // Alerts of netweir serve's jobs (docs/serve.md); netweir crawl itself ignores them
+  alertWebhook: setting<string | null>({
+    cli: "alert_webhook",
+    type: "string",
+    nullable: true,
+    default: null,
+    check: webhookProblem,
+    doc: "Used by netweir serve: an http(s) URL called with the job's outcome and stats when it ends (Slack and " +
+      "Mattermost incoming webhooks take it as it is)",
+  }),
+  alertStart: setting<boolean>({
+    cli: "alert_start",
+    type: "bool",
+    default: false,
+    doc: "Used by netweir serve: call alert_webhook when the job starts too",
   }),
   // Profiles (C17)
   profile: setting<string | null>({

@@ -8,28 +8,12 @@ import assert from "node:assert/strict";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { runCli, withTempDir } from "./_run.ts";
+import { breakingShopSpider, startBreakingShop } from "../helpers/breaking_shop.ts";
 
-const MOD = JSON.stringify(new URL("../../mod.ts", import.meta.url).href);
+const MOD_URL = new URL("../../mod.ts", import.meta.url).href;
 const PRODUCTS = 10;
 
-/** A shop of PRODUCTS product pages; from product `brokenFrom` on, the title is in markup the spider does not know. */
-function startShop(brokenFrom = Infinity) {
-  let hits = 0;
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
-    hits++;
-    const path = new URL(request.url).pathname;
-    const html = (body: string) => new Response(body, { headers: { "content-type": "text/html" } });
-    if (path === "/") {
-      return html(Array.from({ length: PRODUCTS }, (_, i) => `<a href="/p/${i + 1}">${i + 1}</a>`).join("\n"));
-    }
-    const match = /^\/p\/(\d+)$/.exec(path);
-    if (!match) return new Response("not here", { status: 404 });
-    const n = Number(match[1]);
-    const title = n >= brokenFrom ? `<div class="name">Book ${n}</div>` : `<h1 class="title">Book ${n}</h1>`;
-    return html(`${title}<p class="price">${n}.50</p>`);
-  });
-  return { url: `http://127.0.0.1:${server.addr.port}/`, hits: () => hits, close: () => server.shutdown() };
-}
+const startShop = (brokenFrom = Infinity) => startBreakingShop(brokenFrom, PRODUCTS);
 
 /** Runs `body` with a shop (see startShop) and a temporary directory, and closes the shop whatever happens. */
 async function withShop(brokenFrom: number, body: (shop: ReturnType<typeof startShop>, dir: string) => Promise<void>) {
@@ -43,19 +27,7 @@ async function withShop(brokenFrom: number, body: (shop: ReturnType<typeof start
 
 /** The spider: follows every product and yields its title and price; `extra` adds class members. */
 function spiderSource(start: string, extra = ""): string {
-  return `import { type Page, Settings, Spider } from ${MOD};
-export class Shop extends Spider {
-  override startUrls = [${JSON.stringify(start)}];
-  ${extra}
-  override *parse(page: Page) {
-    for (const href of page.css("a").attrs("href")) yield page.follow(href, { callback: this.parseProduct });
-  }
-  parseProduct(page: Page) {
-    const title = page.css("h1.title").text();
-    return { url: page.url, title: title === "" ? undefined : title, price: Number(page.css(".price").text()) };
-  }
-}
-`;
+  return breakingShopSpider(MOD_URL, start, extra);
 }
 
 interface Run {

@@ -104,7 +104,7 @@ function body(params: Params): URLSearchParams {
 }
 
 /** The URL the service says it serves at, from its start-up line. */
-const SERVING = /serving \S+ at (http:\/\/\S+\/) /;
+const SERVING = /serving .+? at (http:\/\/\S+\/) /;
 
 /**
  * Starts `netweir serve --project shop=tests/serve/fixtures/e2e --port 0 --dir DIR ...extra` and resolves once it

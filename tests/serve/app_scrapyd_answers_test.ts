@@ -110,12 +110,11 @@ Deno.test("status.json gives a job's currstate: pending, running, finished, or n
   });
 });
 
-Deno.test("a project, spider or job name outside the name rule is refused by every endpoint, naming the parameter", async () => {
+Deno.test("a project, spider or job name outside the name rule is refused by every endpoint but the deploying ones, naming the parameter", async () => {
   await withApp({}, async ({ app, jobs }) => {
     const bad = "../p";
     const cases: [string, RequestInit | undefined, string][] = [
       [`/listspiders.json?project=${bad}`, undefined, "project"],
-      [`/listversions.json?project=${bad}`, undefined, "project"],
       [`/listjobs.json?project=${bad}`, undefined, "project"],
       [`/jobstats.json?job=x&project=${bad}`, undefined, "project"],
       [`/status.json?job=x&project=${bad}`, undefined, "project"],
@@ -125,19 +124,48 @@ Deno.test("a project, spider or job name outside the name rule is refused by eve
       ["/schedule.json", form([["project", "shop"], ["spider", bad]]), "spider"],
       ["/cancel.json", form([["project", bad], ["job", "x"]]), "project"],
       ["/cancel.json", form([["project", "shop"], ["job", bad]]), "job"],
-      ["/delproject.json", form([["project", bad]]), "project"],
+      ["/delproject.json", form([["project", "a b"]]), "project"],
     ];
     for (const [path, init, param] of cases) {
       const said = await answer(app, path, init);
       assert.equal(said.status, "error", path);
       assert.equal(
         said.message,
-        `'${param}' parameter is invalid: "../p" must be letters, digits, ., _ and -, starting with a letter or ` +
+        `'${param}' parameter is invalid: ${
+          JSON.stringify(String(init?.body ?? "").includes("a+b") ? "a b" : bad)
+        } must be letters, digits, ., _ and -, starting with a letter or ` +
           "digit (at most 128)",
         `${path} ${param}`,
       );
     }
     assert.deepEqual(jobs.list(), []);
+  });
+});
+
+Deno.test("the deploying endpoints refuse a project that leads out of a folder in scrapyd's words, and delversion.json finds no version", async () => {
+  await withApp({}, async ({ app }) => {
+    const cases: [string, RequestInit | undefined][] = [
+      ["/listversions.json?project=../p", undefined],
+      ["/addversion.json", form([["project", "../p"], ["version", "v"]])],
+      ["/delversion.json", form([["project", "../p"], ["version", "v"]])],
+      ["/delproject.json", form([["project", "../p"]])],
+      ["/delproject.json", form([["project", "a/../../p"]])],
+    ];
+    for (const [path, init] of cases) {
+      const said = await answer(app, path, init);
+      const project = init ? new URLSearchParams(init.body as string).get("project") : "../p";
+      assert.deepEqual(
+        said,
+        { node_name: "box", status: "error", message: `DirectoryTraversalError: ${project}` },
+        path,
+      );
+    }
+    // A name that stays inside its folder is refused by the name rule, as everywhere else.
+    const inside = await answer(app, "/listversions.json?project=a/b");
+    assert.match(String(inside.message), /^'project' parameter is invalid: "a\/b" must be/);
+    // There are no versions at all: whatever version is named is not found, in scrapyd's words.
+    const version = await answer(app, "/delversion.json", form([["project", "sample"], ["version", "nonexistent"]]));
+    assert.deepEqual(version, { node_name: "box", status: "error", message: "version 'nonexistent' not found" });
   });
 });
 

@@ -332,8 +332,11 @@ Deno.test("delproject.json, addversion.json and delversion.json answer with an e
       String(add.message),
       /^addversion\.json is not supported: netweir serve does not deploy code over HTTP/,
     );
-    const delVersion = await json(app, "/delversion.json", post([["project", "shop"], ["version", "r1"]]));
+    const delVersion = await json(app, "/delversion.json", post([["project", "shop"]]));
     assert.match(String(delVersion.message), /^delversion\.json is not supported/);
+    // With a version named, scrapyd's words: there are none, so it is not found.
+    const named = await json(app, "/delversion.json", post([["project", "shop"], ["version", "r1"]]));
+    assert.equal(named.message, "version 'r1' not found");
   });
 });
 

@@ -132,9 +132,15 @@ Deno.test("netweir crawl -s log_format=scrapy writes Scrapy's log format, which 
     const result = await crawl.wait();
     assert.equal(result.code, 0, result.stderr);
     const lines = result.stderr.trim().split("\n");
-    for (const line of lines) {
+    // Every line is Scrapy's but the stats dict's own, which follow "Dumping Scrapy stats:" as in Scrapy's logs.
+    const dumping = lines.findIndex((line) => line.endsWith("INFO: Dumping Scrapy stats:"));
+    assert.ok(dumping > 0, result.stderr);
+    const dictEnd = lines.findIndex((line, i) => i > dumping && line.endsWith("}"));
+    assert.ok(lines.slice(dumping + 1, dictEnd + 1).every((line) => /^[{ ]'/.test(line)), result.stderr);
+    for (const line of [...lines.slice(0, dumping + 1), ...lines.slice(dictEnd + 1)]) {
       assert.match(line, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \[netweir\] (INFO|WARNING|DEBUG|ERROR): /, line);
     }
+    assert.match(lines.at(-1)!, /INFO: Spider closed \(finished\)$/);
     assert.equal([..."\n".concat(result.stderr).matchAll(LOGPARSER_DATAS)].length, 1);
   } finally {
     await site.close();
