@@ -34,6 +34,34 @@ async function clickThrough(page: Page, selector: string): Promise<void> {
   await Promise.all([page.waitForNavigation({ waitUntil: "load" }), page.click(selector)]);
 }
 
+/**
+ * Clicks the button or link `selector` on the page at `url` until `done` says its effect is there. The list and the job
+ * pages reload themselves every 5 s, and on a loaded machine a click can meet that reload: the click is lost, or the
+ * reload's navigation is taken for the form's. So the effect is read from the service, not from the page, and the
+ * page is opened again and clicked again (only while the effect is not there) when it did not come.
+ */
+async function clickUntil(page: Page, url: string, selector: string, done: () => Promise<boolean>): Promise<void> {
+  for (let attempt = 1;; attempt++) {
+    await page.goto(url, { waitUntil: "load" });
+    if (await done()) return;
+    await clickThrough(page, selector).catch((error) => {
+      if (!/context was destroyed|detached|navigat/i.test(String(error))) throw error;
+    });
+    const came = await poll("the click's effect", async () => (await done()) || undefined, 15_000).catch(() => false);
+    if (came) return;
+    if (attempt === 4) throw new Error(`clicking ${selector} on ${url} had no effect after ${attempt} tries`);
+  }
+}
+
+/** The text of the first row of `table` on the page at `url`, once it matches `pattern`. */
+function rowText(page: Page, url: string, table: string, pattern: RegExp): Promise<string> {
+  return poll(`${table}'s row to say ${pattern}`, async () => {
+    await page.goto(url, { waitUntil: "load" });
+    const text = await page.$eval(`${table} tbody tr`, (tr) => tr.textContent ?? "");
+    return pattern.test(text) ? text : undefined;
+  });
+}
+
 /** Reloads the page until its text matches `pattern` (the job pages reload themselves every 5 s; this is faster). */
 function reloadUntil(page: Page, pattern: RegExp): Promise<string> {
   return poll(`the page to say ${pattern}`, async () => {
@@ -55,10 +83,17 @@ Deno.test("the dashboard in Chromium: schedule from the form, watch the tail, ca
       });
       const origin = service.url.replace(/\/$/, "");
       const authorization = "Basic " + btoa(`${LOGIN.username}:${LOGIN.password}`);
-      const schedules = async () =>
-        (await (await fetch(`${origin}/listschedules.json`, { headers: { authorization } })).json()).schedules as {
-          paused: boolean;
-        }[];
+      const api = async (path: string) =>
+        await (await fetch(`${origin}/${path}`, { headers: { authorization } })).json();
+      const schedules = async () => (await api("listschedules.json")).schedules as { paused: boolean }[];
+      const job = async (id: string) => {
+        const lists = await api("listjobs.json") as Record<string, { id: string; outcome: string | null }[]>;
+        return [...lists.pending, ...lists.running, ...lists.finished].find((one) => one.id === id);
+      };
+      const jobIds = async () => {
+        const lists = await api("listjobs.json") as Record<string, { id: string }[]>;
+        return [...lists.pending, ...lists.running, ...lists.finished].map((one) => one.id);
+      };
       const anonymous = await fetch(`${origin}/`);
       await anonymous.body?.cancel();
       assert.equal(anonymous.status, 401, "the service asks for its login");
@@ -66,6 +101,8 @@ Deno.test("the dashboard in Chromium: schedule from the form, watch the tail, ca
       await withChromium(async (browser) => {
         const { page, problems, strayRequests } = await watchedPage(browser, origin);
         await page.authenticate(LOGIN);
+        // Taken again if the page reloads itself under it.
+        const shot = (name: string) => poll(`screenshot ${name}`, () => screenshot(page, shots, name));
         // A reload of the page (ours, or its own every 5 s) cancels the tail frame's reload if one is under way:
         // Chromium reports that as a failed request (net::ERR_ABORTED). Those, and only those, are not problems.
         const aborted = new Set<string>();
@@ -74,15 +111,19 @@ Deno.test("the dashboard in Chromium: schedule from the form, watch the tail, ca
             aborted.add(`failed: ${request.url()}`);
           }
         });
-        await page.goto(`${origin}/`, { waitUntil: "load" });
-        await clickThrough(page, 'a[href="/new"]');
+        await clickUntil(
+          page,
+          `${origin}/`,
+          'a[href="/new"]',
+          () => Promise.resolve(new URL(page.url()).pathname === "/new"),
+        );
 
         // Schedule a job from the form: a spider from the list, settings and arguments a line each.
         await page.select("#run-form select[name=spider]", "shop/books");
         await page.type("#run-form textarea[name=settings]", "log_interval=1\nstats_interval=1");
         await page.type("#run-form textarea[name=args]", `site=${site.url}\ngate=${gate}\ncategory=poetry`);
         await page.type("#run-form input[name=jobid]", "watched");
-        await screenshot(page, shots, "1-form");
+        await shot("1-form");
         await clickThrough(page, "#run-form button[type=submit]");
         assert.equal(new URL(page.url()).pathname, "/job/shop/watched");
 
@@ -90,13 +131,18 @@ Deno.test("the dashboard in Chromium: schedule from the form, watch the tail, ca
         const tail = await tailText(page, /waiting for .*gate before finishing/);
         assert.match(tail, /job watched of project shop/);
         await tailText(page, /Crawled \d+ pages/);
-        await screenshot(page, shots, "2-job-running");
+        await shot("2-job-running");
 
         // Cancel it from its page.
-        await clickThrough(page, "button.cancel");
+        await clickUntil(
+          page,
+          page.url(),
+          "button.cancel",
+          async () => (await job("watched"))?.outcome === "cancelled",
+        );
         const cancelled = await reloadUntil(page, /Job watched cancelled/);
         assert.match(cancelled, /category\s+poetry/);
-        await screenshot(page, shots, "3-job-cancelled");
+        await shot("3-job-cancelled");
 
         // A job that finishes, then re-run from the list's Re-run button, with its settings and arguments.
         await writeFile(gate, "");
@@ -107,16 +153,18 @@ Deno.test("the dashboard in Chromium: schedule from the form, watch the tail, ca
         await page.type("#run-form input[name=jobid]", "first");
         await clickThrough(page, "#run-form button[type=submit]");
         await reloadUntil(page, /Job first finished/);
-        await page.goto(`${origin}/`, { waitUntil: "load" });
         const row = `table.list-finished tr:has(a[href="/job/shop/first"])`;
-        await clickThrough(page, `${row} button.rerun`);
-        const rerun = new URL(page.url()).pathname;
-        assert.match(rerun, /^\/job\/shop\/[0-9a-f]{32}$/);
+        const before = await jobIds();
+        const added = async () => (await jobIds()).filter((id) => !before.includes(id));
+        await clickUntil(page, `${origin}/`, `${row} button.rerun`, async () => (await added()).length > 0);
+        const [rerun] = await added();
+        assert.match(rerun, /^[0-9a-f]{32}$/);
+        await page.goto(`${origin}/job/shop/${rerun}`, { waitUntil: "load" });
         const again = await reloadUntil(page, /Job [0-9a-f]{32} finished/);
         assert.match(again, /max_items\s+5/);
         assert.match(again, /category\s+travel/);
         assert.match(again, /items\s+5/);
-        await screenshot(page, shots, "4-rerun-finished");
+        await shot("4-rerun-finished");
 
         // A schedule: added from the form, then paused, resumed and deleted from its row.
         await page.goto(`${origin}/new`, { waitUntil: "load" });
@@ -127,19 +175,24 @@ Deno.test("the dashboard in Chromium: schedule from the form, watch the tail, ca
         await page.type("#schedule-form textarea[name=args]", `site=${site.url}`);
         await clickThrough(page, "#schedule-form button[type=submit]");
         assert.equal(new URL(page.url()).hash, "#schedules");
-        const scheduleRow = () => page.$eval("table.list-schedules tbody tr", (tr) => tr.textContent ?? "");
-        assert.match(await scheduleRow(), /nightly\s*shop\s*books\s*0 3 \* \* \* UTC/);
-        await screenshot(page, shots, "5-schedule-added");
-        await clickThrough(page, "table.list-schedules button.pauseschedule");
-        assert.match(await scheduleRow(), /paused/);
-        assert.deepEqual((await schedules()).map((s) => s.paused), [true]);
-        await screenshot(page, shots, "6-schedule-paused");
-        await clickThrough(page, "table.list-schedules button.resumeschedule");
-        assert.doesNotMatch(await scheduleRow(), /paused/);
-        await clickThrough(page, "table.list-schedules button.delschedule");
-        assert.match(await scheduleRow(), /none/);
-        assert.deepEqual(await schedules(), []);
-        assert.doesNotMatch(await page.content(), /pw-dash-browser/);
+        const list = `${origin}/`;
+        await rowText(page, list, "table.list-schedules", /nightly\s*shop\s*books\s*0 3 \* \* \* UTC/);
+        await shot("5-schedule-added");
+        const paused = async () => (await schedules())[0]?.paused === true;
+        await clickUntil(page, list, "table.list-schedules button.pauseschedule", paused);
+        await rowText(page, list, "table.list-schedules", /paused.*Resume/);
+        await shot("6-schedule-paused");
+        await clickUntil(page, list, "table.list-schedules button.resumeschedule", async () => !(await paused()));
+        await rowText(page, list, "table.list-schedules", /Pause/);
+        const none = async () => (await schedules()).length === 0;
+        await clickUntil(page, list, "table.list-schedules button.delschedule", none);
+        await rowText(page, list, "table.list-schedules", /none/);
+        for (const path of ["", "job/shop/watched", "new"]) {
+          assert.doesNotMatch(
+            await (await fetch(`${origin}/${path}`, { headers: { authorization } })).text(),
+            /pw-dash/,
+          );
+        }
 
         assert.deepEqual(
           problems.filter((problem) => !aborted.has(problem)),
