@@ -155,6 +155,15 @@ export function tabProxy(url: string): TabProxy {
   };
 }
 
+/** The key tabs and contexts are grouped by: the proxy's URL, after the session's name when there is one. */
+function contextKey(proxy: TabProxy | undefined, session: string | undefined): string {
+  return session === undefined ? proxy?.url ?? "" : sessionPrefix(session) + (proxy?.url ?? "");
+}
+
+function sessionPrefix(session: string): string {
+  return `session ${session}\n`;
+}
+
 export class TabPool {
   readonly #options: TabPoolOptions;
   #chromium: Promise<Chromium> | undefined;
@@ -189,15 +198,18 @@ export class TabPool {
     return (await this.#chromium?.catch(() => undefined))?.pid;
   }
 
-  /** A tab for a page through `proxy` (undefined: direct). Waits for a free one; `signal` gives up waiting. */
-  async acquire(proxy: TabProxy | undefined, signal?: AbortSignal): Promise<Tab> {
+  /**
+   * A tab for a page through `proxy` (undefined: direct). Waits for a free one; `signal` gives up waiting. With a
+   * `session` name, the tab is in a browser context of that session's own (src/browser/session_contexts.ts).
+   */
+  async acquire(proxy: TabProxy | undefined, signal?: AbortSignal, session?: string): Promise<Tab> {
     await this.#slot(signal);
     try {
       // Checked again after the wait: a pool closed meanwhile, or a page given up on, must not start a Chromium that
       // nobody would close (the crawl's process would exit with it running).
       if (this.#closed) throw new Error("the browser is closed");
       signal?.throwIfAborted();
-      const key = proxy?.url ?? "";
+      const key = contextKey(proxy, session);
       const chromium = await this.#browser();
       const generation = this.#generation;
       const index = this.#idle.findIndex((tab) => tab.proxyKey === key && tab.generation === generation);
@@ -210,7 +222,7 @@ export class TabPool {
       if (this.#open >= this.#options.tabs && this.#idle.length > 0) await this.#discard(this.#idle.shift()!);
       this.#open++;
       try {
-        return await this.#newTab(chromium.browser, proxy, generation);
+        return await this.#newTab(chromium.browser, proxy, generation, session);
       } catch (error) {
         this.#open--;
         throw error;
@@ -373,23 +385,48 @@ export class TabPool {
     return relay.then((running) => running.url);
   }
 
-  #context(browser: Browser, proxy: TabProxy | undefined): Promise<BrowserContext> {
-    if (!proxy) return Promise.resolve(browser.defaultBrowserContext());
-    let context = this.#contexts.get(proxy.url);
+  #context(browser: Browser, proxy: TabProxy | undefined, session: string | undefined): Promise<BrowserContext> {
+    if (!proxy && session === undefined) return Promise.resolve(browser.defaultBrowserContext());
+    const key = contextKey(proxy, session);
+    let context = this.#contexts.get(key);
     if (!context) {
       // Chromium never proxies loopback unless told to: "<-loopback>" takes it off the bypass list.
-      const server = proxy.socksLogin ? this.#relay(proxy.url, proxy.socksLogin) : Promise.resolve(proxy.server);
+      const server = !proxy
+        ? Promise.resolve(undefined)
+        : proxy.socksLogin
+        ? this.#relay(proxy.url, proxy.socksLogin)
+        : Promise.resolve(proxy.server);
       context = server.then((proxyServer) =>
-        browser.createBrowserContext({ proxyServer, proxyBypassList: ["<-loopback>"] })
+        browser.createBrowserContext(proxyServer ? { proxyServer, proxyBypassList: ["<-loopback>"] } : {})
       );
-      this.#contexts.set(proxy.url, context);
-      context.catch(() => this.#contexts.delete(proxy.url));
+      this.#contexts.set(key, context);
+      context.catch(() => this.#contexts.delete(key));
     }
     return context;
   }
 
-  async #newTab(browser: Browser, proxy: TabProxy | undefined, generation: number): Promise<Tab> {
-    const context = await this.#context(browser, proxy);
+  /**
+   * Closes a session's browser contexts and their idle tabs (its cookies and storage go with them). Called once no
+   * tab of the session is in use.
+   */
+  async closeSession(session: string): Promise<void> {
+    for (let i = this.#idle.length - 1; i >= 0; i--) {
+      if (this.#idle[i].proxyKey.startsWith(sessionPrefix(session))) await this.#discard(this.#idle.splice(i, 1)[0]);
+    }
+    for (const [key, context] of this.#contexts) {
+      if (!key.startsWith(sessionPrefix(session))) continue;
+      this.#contexts.delete(key);
+      await context.then((open) => open.close(), () => {}).catch(() => {});
+    }
+  }
+
+  async #newTab(
+    browser: Browser,
+    proxy: TabProxy | undefined,
+    generation: number,
+    sessionName: string | undefined,
+  ): Promise<Tab> {
+    const context = await this.#context(browser, proxy, sessionName);
     // A window of its own: a tab behind another in the same window is hidden, and Chromium then holds back its
     // input events and animation frames, so a click there never lands while another page renders.
     const page = await context.newPage({ type: "window" });
@@ -401,7 +438,7 @@ export class TabPool {
         page,
         session,
         mainFrameId: frameTree.frame.id,
-        proxyKey: proxy?.url ?? "",
+        proxyKey: contextKey(proxy, sessionName),
         generation,
         uses: 0,
         loading: false,
