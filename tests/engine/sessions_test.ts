@@ -11,6 +11,7 @@ import { CheckpointFrontier } from "../../src/queue/checkpoint.ts";
 import { resolveCrawlSettings } from "../../src/settings/check.ts";
 import type { SettingsInit } from "../../src/settings/settings.ts";
 import { startSessionSite } from "../helpers/session_site.ts";
+import { startProxy } from "../helpers/proxy.ts";
 import { crawlItems } from "./_crawl.ts";
 
 /** Starts `chains` chains of pages (or the paths given); each page is an item saying who it was fetched as. */
@@ -137,6 +138,51 @@ Deno.test("a block with no retries left goes to the errback as before, the sessi
     assert.equal(items.length, 1);
     assert.equal(stats["sessions.retired_blocked"], 1);
     assert.equal(stats.errors_blocked, 1);
+  } finally {
+    await site.close();
+  }
+});
+
+Deno.test("with proxies each session goes through its own: a chain of pages never changes proxy", async () => {
+  const site = await startSessionSite({ chainLength: 3 });
+  const proxies = [await startProxy(), await startProxy()];
+  try {
+    // Three chains in two sessions: a proxy per request, in turn, would move every chain from one proxy to the other.
+    const spider = Object.assign(new Visitor(), { site: site.url, chains: 3 });
+    const { items } = await crawlItems(spider, {
+      ...QUIET,
+      concurrency: 1,
+      sessions: 2,
+      proxies: proxies.map((proxy) => proxy.url),
+    });
+    assert.equal(items.length, 9);
+    const through = (chain: string) =>
+      proxies.flatMap((proxy, i) => proxy.requests.some((url) => url.includes(`/chain/${chain}/`)) ? [i] : []);
+    assert.deepEqual(through("c0"), [0], "chain c0 through the first session's proxy alone");
+    assert.deepEqual(through("c1"), [1], "chain c1 through the second's");
+    assert.deepEqual(through("c2"), [0], "chain c2 in the first session again");
+  } finally {
+    for (const proxy of proxies) await proxy.close();
+    await site.close();
+  }
+});
+
+Deno.test("failures raise a session's error score, and at session_max_error_score it is retired", async () => {
+  const site = await startSessionSite();
+  try {
+    const spider = Object.assign(new Visitor(), { site: site.url, paths: ["down/1"] });
+    const { stats } = await crawlItems(spider, {
+      ...QUIET,
+      sessions: 1,
+      sessionMaxErrorScore: 2,
+      retries: 3,
+      retryBackoff: 0.01,
+    });
+    // Four 503s: the first two retire the first session, the next two the second.
+    const sids = site.hits.filter((hit) => hit.path === "/down/1").map((hit) => hit.sid);
+    assert.deepEqual(sids, ["u1", "u1", "u2", "u2"]);
+    assert.equal(stats["sessions.retired_errors"], 2);
+    assert.equal(stats["sessions.used"], 2);
   } finally {
     await site.close();
   }

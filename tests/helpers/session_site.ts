@@ -2,7 +2,7 @@
  * A site on 127.0.0.1 that logs in whoever comes without its cookie: the first answer to a request without `sid` sets
  * a new one (`u1`, `u2`, ...), and every page says which `sid` and user agent it was asked with. With `blockAfter`,
  * a login that has been served that many pages is answered 403 with a CAPTCHA page from then on (what the crawl takes
- * as blocked). `/chain/NAME/I` links to `/chain/NAME/I+1` up to `chainLength`; `/rendered/I` sets a cookie from its
+ * as blocked). `/down/...` always answers 503 (an error, not a block). `/chain/NAME/I` links to `/chain/NAME/I+1` up to `chainLength`; `/rendered/I` sets a cookie from its
  * script and loads `/pixel` (its user agent is noted too), for rendered requests.
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
@@ -61,6 +61,11 @@ export async function startSessionSite(
     }
     if (url.pathname === "/pixel") {
       response.writeHead(200, { "content-type": "image/gif" }).end();
+      return;
+    }
+    if (url.pathname.startsWith("/down/")) {
+      // An error, not a block: no challenge in it.
+      response.writeHead(503, headers).end("temporarily down");
       return;
     }
     if (blocked) {
