@@ -161,7 +161,8 @@ export class SessionPool {
     if (saved) {
       this.#created = saved.created;
       for (const id of saved.retired) this.#retired.add(id);
-      for (const session of saved.sessions) {
+      // A run resumed with fewer `sessions` than the last keeps the first ones; the rest are dropped, not retired.
+      for (const session of saved.sessions.slice(0, options.size)) {
         this.#live.set(session.id, new CrawlSession(this, session, options.cookies));
       }
     }

@@ -87,3 +87,15 @@ Deno.test("a pool saved and restored has the same sessions, cookies, headers and
   assert.ok(back.cookieStore.everStored);
   assert.notEqual(second.take(undefined).id, "s2", "a retired name is not reborn after a resume");
 });
+
+Deno.test("a pool resumed with fewer sessions keeps the first ones only", () => {
+  const { pool: first } = pool({ size: 3 });
+  for (let i = 0; i < 3; i++) first.take(undefined);
+  const { pool: second } = pool({ size: 2 }, first.save());
+  assert.deepEqual(second.live.map((session) => session.id), ["s1", "s2"]);
+  assert.deepEqual([second.take(undefined).id, second.take(undefined).id, second.take(undefined).id], [
+    "s1",
+    "s2",
+    "s1",
+  ]);
+});
