@@ -1,7 +1,7 @@
 /**
  * Rendered requests with the `sessions` setting: each session renders in a browser context of its own, so a cookie a
  * page's script sets stays with its session, the page's own requests send the session's user agent, and a retired
- * session's next page starts in a fresh context. Real Chromium; about 6 s.
+ * session's next page starts in a fresh context. Real Chromium; about 17 s (two Chromium starts).
  */
 import assert from "node:assert/strict";
 import { type Page, Request, Spider } from "../../mod.ts";
