@@ -1,7 +1,8 @@
 /**
  * Sessions through the packed npm build under Node 22, as a user of the package runs a crawl: a site that blocks each
  * login after two pages, crawled with `sessions=2`; every page is fetched in the end, each blocked session retired and
- * its request retried in another, and a callback reads `page.session`. About 10 s (with the build cached).
+ * its request retried in another, and a callback reads `page.session`. About 2 min when the npm build has to be made
+ * (after any change under src/), a few seconds when it is cached.
  */
 import assert from "node:assert/strict";
 import { readFile, writeFile } from "node:fs/promises";
