@@ -32,6 +32,7 @@ export {
   type Step,
 } from "./src/spider/request.ts";
 export { type FromHtmlOptions, Page } from "./src/spider/page.ts";
+export type { Session } from "./src/spider/session.ts";
 export type { Contract, ContractCount, Contracts } from "./src/spider/contracts.ts";
 export { inspectPage } from "./src/cli/inspect_page.ts";
 export { Selection, type SelectionMode } from "./src/spider/selection.ts";

@@ -16,6 +16,7 @@ import { BrowserStartError } from "./chromium.ts";
 import { BrowserConnectError } from "./remote_chromium.ts";
 import { TabPool, tabProxy } from "./pool.ts";
 import { CrawlFailure, renderInTab } from "./render.ts";
+import { SessionContexts } from "./session_contexts.ts";
 
 /** Chromium's names for the resource types `browser_block` names in lower case. */
 const RESOURCE_TYPES: Record<string, string> = {
@@ -67,6 +68,8 @@ export class BrowserFetcher {
   readonly #options: BrowserFetcherOptions;
   readonly #pool: TabPool;
   readonly #blockTypes: ReadonlySet<string>;
+  readonly #sessions: SessionContexts;
+  readonly #tabLook: { userAgent: string | null; extraHeaders: Record<string, string> };
 
   /** `executable` is the Chromium to start; empty when the crawl renders in a browser elsewhere (`browserEndpoint`). */
   private constructor(options: BrowserFetcherOptions, executable: string) {
@@ -84,6 +87,7 @@ export class BrowserFetcher {
         "browser_memory is not applied with browser_endpoint: the browser's processes are not this machine's",
       );
     }
+    this.#tabLook = { userAgent: settings.userAgent, extraHeaders };
     this.#pool = new TabPool({
       executable,
       endpoint,
@@ -101,6 +105,14 @@ export class BrowserFetcher {
         ? undefined
         : settings.browserMemory * 2 ** 20,
     });
+    this.#sessions = new SessionContexts((id) => this.#pool.closeSession(id));
+  }
+
+  /** A session was retired: its browser contexts close (once none of its tabs is rendering). */
+  dropSession(id: string): void {
+    this.#sessions.retire(id).catch((error) =>
+      this.#options.log.debug(`closing session ${id}'s browser context: ${browserErrorMessage(error)}`)
+    );
   }
 
   /**
@@ -131,14 +143,15 @@ export class BrowserFetcher {
     try {
       seconds = timeoutFor(request, settings);
       // Chosen once for the whole page, so every document of it goes the same way as its sub-resources.
-      proxy = downloader.proxyFor(request);
+      proxy = downloader.proxyFor(request, options.session);
     } catch (error) {
       throw new FetchError("invalid", (error as Error).message, { cause: error });
     }
     const signal = options.signal ?? new AbortController().signal;
+    const session = options.session;
     let tab;
     try {
-      tab = await this.#pool.acquire(proxy ? tabProxy(proxy) : undefined, signal);
+      tab = await this.#pool.acquire(proxy ? tabProxy(proxy) : undefined, signal, session?.id);
     } catch (error) {
       if (signal.aborted) throw new FetchError("aborted", `rendering ${request.url} stopped`, { cause: error });
       if (error instanceof BrowserStartError) throw new FetchError("browser_start", error.message, { cause: error });
@@ -147,18 +160,21 @@ export class BrowserFetcher {
       throw new FetchError("browser", `could not open a browser tab: ${browserErrorMessage(error)}`, { cause: error });
     }
     let healthy = false;
+    if (session) this.#sessions.begin(session.id);
     try {
+      if (session) await this.#sessions.dress(tab, session, this.#tabLook);
       const response = await renderInTab(
         tab,
         request,
         {
           spider: this.#options.spider,
-          jar: downloader.cookieJar,
+          jar: session ? session.jar : downloader.cookieJar,
           uploadDir: settings.browserUploadDir,
           maxRedirects: settings.maxRedirects,
           blockTypes: this.#blockTypes,
           proxy,
-          fetchDocument: (document, documentSignal) => this.#options.http.fetch(document, { signal: documentSignal }),
+          fetchDocument: (document, documentSignal) =>
+            this.#options.http.fetch(document, { signal: documentSignal, session }),
           checkNavigation: (target) => this.#options.checkNavigation(request, target),
           count: (name, by) => this.#options.stats.inc(name, by),
         },
@@ -186,6 +202,7 @@ export class BrowserFetcher {
       });
     } finally {
       await this.#pool.release(tab, healthy);
+      if (session) await this.#sessions.end(session.id);
     }
   }
 

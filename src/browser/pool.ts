@@ -10,6 +10,8 @@
  *
  * Each tab has a browser context of its own (its own cookies and storage, and its proxy: Chromium sets proxies per
  * context), cleaned when the tab is given back, so a reused tab carries nothing of its last request into its next.
+ * With sessions (`sessions` setting), a tab serves one session only: it is reused for that session's pages, and
+ * closed when the session is retired.
  *
  * With `endpoint`, the browser is one running elsewhere: connected to rather than started, reconnected to when the
  * connection drops, and never closed (see remote_chromium.ts).
@@ -24,6 +26,15 @@ import { cleanTab, openTab, type Tab, targetIdOf } from "./tab.ts";
 import type { TabProxy } from "./tab_proxy.ts";
 import { TabBudget, treeMemory } from "./memory_budget.ts";
 import { type SocksRelay, startSocksRelay } from "../runtime/socks_relay.ts";
+
+/** The key idle tabs are matched by: the proxy's URL, after the session's name when there is one. */
+function tabKey(proxy: TabProxy | undefined, session: string | undefined): string {
+  return session === undefined ? proxy?.url ?? "" : sessionPrefix(session) + (proxy?.url ?? "");
+}
+
+function sessionPrefix(session: string): string {
+  return `session ${session}\n`;
+}
 
 /** How long a tab waits unused before its page is replaced by about:blank. */
 const IDLE_BLANK_MS = 1000;
@@ -121,15 +132,18 @@ export class TabPool {
     return (await this.#chromium?.catch(() => undefined))?.pid;
   }
 
-  /** A tab for a page through `proxy` (undefined: direct). Waits for a free one; `signal` gives up waiting. */
-  async acquire(proxy: TabProxy | undefined, signal?: AbortSignal): Promise<Tab> {
+  /**
+   * A tab for a page through `proxy` (undefined: direct). Waits for a free one; `signal` gives up waiting. With a
+   * `session` name, the tab is one of that session's (src/browser/session_contexts.ts).
+   */
+  async acquire(proxy: TabProxy | undefined, signal?: AbortSignal, session?: string): Promise<Tab> {
     await this.#slot(signal);
     try {
       // Checked again after the wait: a pool closed meanwhile, or a page given up on, must not start a Chromium that
       // nobody would close (the crawl's process would exit with it running).
       if (this.#closed) throw new Error("the browser is closed");
       signal?.throwIfAborted();
-      const key = proxy?.url ?? "";
+      const key = tabKey(proxy, session);
       const chromium = await this.#browser();
       const generation = this.#generation;
       const index = this.#idle.findIndex((tab) => tab.proxyKey === key && tab.generation === generation);
@@ -142,7 +156,7 @@ export class TabPool {
       if (this.#open >= this.#options.tabs && this.#idle.length > 0) await this.#discard(this.#idle.shift()!);
       this.#open++;
       try {
-        return await this.#newTab(chromium, proxy, generation);
+        return await this.#newTab(chromium, proxy, generation, session);
       } catch (error) {
         this.#open--;
         throw error;
@@ -334,7 +348,19 @@ export class TabPool {
     return context;
   }
 
-  async #newTab(chromium: Chromium, proxy: TabProxy | undefined, generation: number): Promise<Tab> {
+  /** Closes a session's idle tabs, and with them their contexts (its cookies and storage in the browser). */
+  async closeSession(session: string): Promise<void> {
+    for (let i = this.#idle.length - 1; i >= 0; i--) {
+      if (this.#idle[i].proxyKey.startsWith(sessionPrefix(session))) await this.#discard(this.#idle.splice(i, 1)[0]);
+    }
+  }
+
+  async #newTab(
+    chromium: Chromium,
+    proxy: TabProxy | undefined,
+    generation: number,
+    session: string | undefined,
+  ): Promise<Tab> {
     const context = await this.#context(chromium, proxy);
     try {
       const tab = await openTab(
@@ -346,7 +372,7 @@ export class TabPool {
           extraHeaders: this.#options.extraHeaders,
           proxyLogin: proxy?.username !== undefined,
         },
-        proxy?.url ?? "",
+        tabKey(proxy, session),
         generation,
       );
       this.#byTarget.set(targetIdOf(tab.page), tab);

@@ -14,6 +14,7 @@ import type { Logger } from "../spider/types.ts";
 import type { Admission } from "./admission.ts";
 import type { ItemSink, PipelineChain } from "./items.ts";
 import type { Slots } from "./slots.ts";
+import type { SessionPool } from "./session_pool.ts";
 import type { Stats } from "./stats.ts";
 
 export interface CrawlContext {
@@ -42,6 +43,8 @@ export interface CrawlContext {
   workers: WorkerPool | undefined;
   readonly robots: RobotsTxt | undefined;
   readonly slots: Slots;
+  /** The crawl's sessions, when the `sessions` setting is above 0. */
+  readonly sessions: SessionPool | undefined;
   readonly admission: Admission;
   readonly pipelines: PipelineChain;
   readonly sink: ItemSink;

@@ -33,6 +33,7 @@ import { ItemMonitor } from "./item_monitor.ts";
 import type { ItemSchema } from "./item_schema.ts";
 import { judgeMonitors } from "./monitors.ts";
 import { importOwnModule } from "../runtime/optional_module.ts";
+import { openSessionPool } from "./session_flow.ts";
 
 /** What a {@link Crawl} runs with besides its spider. */
 export interface CrawlOptions {
@@ -209,11 +210,14 @@ export class Crawl {
         )
         : undefined,
       slots: new Slots(this.settings),
+      sessions: openSessionPool(this.settings, this.stats, this.#log, this.#frontier.savedSessions?.()),
       admission: new Admission(this.settings, spider.allowedDomains),
       pipelines: new PipelineChain(spider, this.stats, this.#log, this.#itemMonitor),
       sink: options.sink ?? discard,
       signal: this.#abort.signal,
     };
+    // A retired session's browser context goes with it (its cookies and storage are the session's).
+    ctx.sessions?.onRetire((id) => ctx.fetchers.dropSession(id));
     this.#parts = crawlParts(ctx, { spiderSource: options.spiderSource, fail: (error) => this.#fail(error) });
   }
 
@@ -564,6 +568,10 @@ export class Crawl {
       ]),
       ["close spider", async () => await this.spider.closed(this.#stopReason!)],
       ["save stats", () => Promise.resolve(this.#frontier.saveStats?.(this.stats.toJSON()))],
+      [
+        "save sessions",
+        () => Promise.resolve(this.#ctx.sessions && this.#frontier.saveSessions?.(this.#ctx.sessions.save())),
+      ],
       ["close frontier", () => this.#frontier.close()],
     ];
     for (const [what, step, fatal] of closing) {

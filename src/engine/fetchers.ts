@@ -17,6 +17,8 @@ export interface Fetcher {
 /** A fetcher the crawl closes when it ends. */
 export interface ClosableFetcher extends Fetcher {
   close(): Promise<void>;
+  /** Lets go of what it keeps for a session that was retired (the browser: its context). */
+  dropSession?(id: string): void;
 }
 
 /** Makes the browser fetcher; called once, on the first request that renders. */
@@ -57,6 +59,11 @@ export class Fetchers {
   /** Whether a request is rendered: by its own `render` or `steps`, or its host's `render` (the `hosts` setting). */
   renders(request: Request): boolean {
     return rendersIn(request) || this.#hostRenders(request.host);
+  }
+
+  /** Tells the browser, if it was started, that a session was retired. */
+  dropSession(id: string): void {
+    this.#browser?.then((browser) => browser.dropSession?.(id), () => {});
   }
 
   /** Whether the browser was ever asked for. */

@@ -18,6 +18,8 @@ import type { Item } from "../spider/types.ts";
 import type { CrawlContext } from "./context.ts";
 import { hrefParts } from "../spider/href_parts.ts";
 import { crawledLine } from "./crawled_line.ts";
+import type { CrawlSession } from "./session_pool.ts";
+import { keepSession, scoreSession, takeSession } from "./session_flow.ts";
 
 /** A leased request on its way through this process. */
 export interface Pending {
@@ -28,6 +30,8 @@ export interface Pending {
   notBefore: number;
   /** Set once request middlewares and robots.txt have let it through. */
   admitted: boolean;
+  /** The session it is fetched in, when the crawl has sessions. */
+  session?: CrawlSession;
 }
 
 export type Outcome =
@@ -79,12 +83,17 @@ async function admit(ctx: CrawlContext, pending: Pending): Promise<FetchedRespon
   return true;
 }
 
-async function download(ctx: CrawlContext, request: Request): Promise<FetchedResponse | FetchError | RedirectRefused> {
+async function download(
+  ctx: CrawlContext,
+  request: Request,
+  session: CrawlSession | undefined,
+): Promise<FetchedResponse | FetchError | RedirectRefused> {
   try {
     const fetcher = await ctx.fetchers.fetcherFor(request);
     return await fetcher.fetch(request, {
       signal: ctx.signal,
       checkRedirect: (target) => checkRedirect(ctx, request, target),
+      session,
     });
   } catch (error) {
     // Anything else (an archive that cannot be written) is a failure of the crawl, not of this request.
@@ -127,7 +136,10 @@ export async function processPending(ctx: CrawlContext, pending: Pending): Promi
       if (admitted !== true) return await handleResponse(ctx, pending, admitted);
     }
     if (ctx.signal.aborted) return ABANDONED;
-    outcome = await download(ctx, pending.request);
+    if (ctx.sessions) {
+      ({ session: pending.session, request: pending.request } = takeSession(ctx.sessions, pending.request));
+    }
+    outcome = await download(ctx, pending.request, pending.session);
     if (ctx.signal.aborted) return ABANDONED;
     if (outcome instanceof FetchError || outcome instanceof RedirectRefused) closeSlot(0, 0);
     else {
@@ -151,6 +163,7 @@ export async function processPending(ctx: CrawlContext, pending: Pending): Promi
     const blocked = blockReason(outcome, pending.request.method);
     if (blocked) return await handleBlocked(ctx, pending, outcome, blocked);
   }
+  if (pending.session) scoreSession(pending.session, outcome, ctx.settings);
   const reason = retryReason(ctx.settings, pending.request, outcome);
   if (reason) {
     const attempt = retryTimes(pending.request) + 1;
@@ -159,6 +172,8 @@ export async function processPending(ctx: CrawlContext, pending: Pending): Promi
     return {
       kind: "retry",
       delay: retryDelay(ctx.settings, attempt, outcome instanceof FetchError ? undefined : outcome),
+      // The same session again, unless the failure retired it (then the retry takes another).
+      meta: pending.session ? { session: pending.session.id } : undefined,
     };
   }
   if (outcome instanceof FetchError) return await handleFailure(ctx, pending, outcome);
@@ -186,10 +201,13 @@ async function handleBlocked(
 ): Promise<Outcome> {
   const request = pending.request;
   ctx.stats.inc("blocked");
+  // The site has marked the session, whoever handles the page: its cookies, proxy and browser context go with it.
+  const session = pending.session;
+  if (session) ctx.sessions!.retire(session, "blocked");
   const onBlock = blockCallback(ctx.spider);
   if (onBlock) {
     ctx.stats.inc("pages");
-    const page = new Page(response, request);
+    const page = pagedIn(response, pending);
     return await finishWith(
       ctx,
       pending,
@@ -198,8 +216,14 @@ async function handleBlocked(
       page.depth,
     );
   }
+  const retriesLeft = retryTimes(request) < ctx.settings.retries && request.meta.dont_retry !== true;
+  if (session && retriesLeft) {
+    ctx.stats.inc("retries");
+    ctx.log.info(`${request.url} looks blocked in session ${session.id} (${reason}); retired, trying another`);
+    return { kind: "retry", delay: 0, meta: { session: null } };
+  }
   const used = ctx.downloader.proxyUsed(response);
-  if (used !== undefined && retryTimes(request) < ctx.settings.retries && request.meta.dont_retry !== true) {
+  if (!session && used !== undefined && retriesLeft) {
     const tried = Array.isArray(request.meta.blocked_proxies) ? request.meta.blocked_proxies.map(String) : [];
     const next = ctx.downloader.nextProxy(request, [...tried, used]);
     if (next !== undefined) {
@@ -260,9 +284,16 @@ async function handleResponse(ctx: CrawlContext, pending: Pending, response: Fet
   }
   const outputs = ctx.workers
     ? fromWorker(ctx.workers.run(pending.request, response))
-    : drainPage(ctx, new Page(response, pending.request));
+    : drainPage(ctx, pagedIn(response, pending));
   // Not awaited, so that this frame does not hold the response while the items are written (see processPending).
   return finishWith(ctx, pending, outputs, undefined, pending.request.depth);
+}
+
+/** The page of a response, with the session it was fetched in. */
+function pagedIn(response: FetchedResponse, pending: Pending): Page {
+  const page = new Page(response, pending.request);
+  page.session = pending.session;
+  return page;
 }
 
 /**
@@ -334,7 +365,7 @@ async function finishWith(
     const take: OutputTaker = (output) => {
       if (ctx.signal.aborted) return !(abandoned = true);
       if (output instanceof Request) {
-        const next = acceptYielded(ctx, output, depth);
+        const next = acceptYielded(ctx, keepSession(output, pending.session), depth);
         if (next) requests.push(next);
       } else items.push(output);
       return true;

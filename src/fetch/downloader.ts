@@ -23,6 +23,7 @@ import { ProxyRotation } from "./proxy_rotation.ts";
 import type { FetchedResponse, RedirectHop } from "../spider/response.ts";
 import { HeaderList } from "../runtime/header_list.ts";
 import { settingsByHost } from "../settings/by_host.ts";
+import type { FetchSession } from "./fetch_session.ts";
 
 /** Options for one {@link Downloader.fetch}. */
 export interface FetchOptions {
@@ -33,6 +34,8 @@ export interface FetchOptions {
    * rules (allowedDomains, robots.txt) apply to where a redirect leads as to any link.
    */
   checkRedirect?: (target: URL) => Promise<RedirectRefusal | undefined>;
+  /** The session (the `sessions` setting) to fetch as: its cookie jar, proxy, user agent and headers. */
+  session?: FetchSession;
 }
 
 /** Why a redirect was not followed: the stats key it is counted under (`dropped`) and a detail for the log. */
@@ -106,9 +109,9 @@ export class Downloader {
   /**
    * The proxy a request goes through: meta `proxy` when the request has one ("" or null: none), else the next from
    * `proxies` by `proxyRotation`. Per request, each call moves the rotation on; to know which proxy a response
-   * came through, use {@link proxyUsed}.
+   * came through, use {@link proxyUsed}. A session with a proxy of its own goes through that one.
    */
-  proxyFor(request: Request): string | undefined {
+  proxyFor(request: Request, session?: FetchSession): string | undefined {
     if (Object.hasOwn(request.meta, "proxy")) {
       const proxy = request.meta.proxy;
       if (proxy === "" || proxy === null || proxy === undefined) return undefined;
@@ -117,6 +120,7 @@ export class Downloader {
       }
       return proxy;
     }
+    if (session?.proxy !== undefined) return session.proxy;
     return this.#rotationFor(request.host).choose(request.host);
   }
 
@@ -156,7 +160,7 @@ export class Downloader {
     try {
       seconds = timeoutFor(request, this.#settingsOf(request.host));
       limit = bodyLimitFor(request, this.#settings);
-      proxy = this.proxyFor(request);
+      proxy = this.proxyFor(request, options.session);
     } catch (error) {
       // A bad value of the request's own (meta download_timeout: "soon") fails that request, once: sending it again
       // would fail the same way, so it is no network error to retry.
@@ -216,7 +220,9 @@ export class Downloader {
   ): Promise<FetchedResponse> {
     const origin = new URL(request.url);
     const follow = request.allowRedirects && request.meta.dont_redirect !== true;
-    const useJar = this.#jar !== undefined && request.meta.dont_merge_cookies !== true;
+    const session = options.session;
+    const jar = session ? session.jar : this.#jar;
+    const useJar = jar !== undefined && request.meta.dont_merge_cookies !== true;
     const ownHeaders = new HeaderList(request.headers);
     const redirects: string[] = [];
     const hops: RedirectHop[] = [];
@@ -224,7 +230,7 @@ export class Downloader {
     let method = request.method;
     let body = request.body;
     for (;;) {
-      const headers = await this.#headersFor(request, origin, url, ownHeaders, useJar);
+      const headers = await this.#headersFor(request, origin, url, ownHeaders, useJar ? jar : undefined, session);
       const sentAt = Date.now();
       const response = await client.fetch(url, {
         method,
@@ -233,7 +239,7 @@ export class Downloader {
         body: method === "GET" || method === "HEAD" ? undefined : body,
         signal,
       });
-      if (useJar) await this.#storeCookies(response.headers, url);
+      if (useJar) await storeCookies(jar!, response.headers, url);
       const next = follow ? redirectTarget(response, url) : undefined;
       if (next) {
         // Read, not dropped: the archives keep each hop, and a redirect's body is a line of HTML at most.
@@ -295,30 +301,43 @@ export class Downloader {
     }
   }
 
-  /** Headers for one hop: defaults < user agent < the request's own, then credentials and cookies if not given. */
-  async #headersFor(request: Request, origin: URL, url: URL, own: Headers, useJar: boolean): Promise<Headers> {
+  /**
+   * Headers for one hop: defaults < the session's < user agent < the request's own, then credentials and cookies
+   * (from `jar`, when given) if not given.
+   */
+  async #headersFor(
+    request: Request,
+    origin: URL,
+    url: URL,
+    own: Headers,
+    jar: CookieJar | undefined,
+    session: FetchSession | undefined,
+  ): Promise<Headers> {
     const headers = new HeaderList({ "accept-encoding": ACCEPT_ENCODING });
     // The hop's own host decides: a redirect to another host takes that host's headers and user agent.
     const { defaultHeaders, userAgent } = this.#settingsOf(url.hostname);
     for (const [name, value] of Object.entries(defaultHeaders)) headers.set(name, value);
-    if (userAgent) headers.set("user-agent", userAgent);
+    if (session) { for (const [name, value] of Object.entries(session.headers)) headers.set(name, value); }
+    const agent = session?.userAgent ?? userAgent;
+    if (agent) headers.set("user-agent", agent);
     own.forEach((value, name) => headers.set(name, value));
     if (!headers.has("authorization")) {
       const credentials = credentialsFor(request, origin, url, this.#settings.httpAuth);
       if (credentials) headers.set("authorization", basicAuthorization(credentials));
     }
-    if (useJar && this.#cookieStore.everStored && !headers.has("cookie")) {
-      const cookie = await this.#jar!.getCookieString(url.href);
+    const everStored = session ? session.cookieStore.everStored : this.#cookieStore.everStored;
+    if (jar && everStored && !headers.has("cookie")) {
+      const cookie = await jar.getCookieString(url.href);
       if (cookie) headers.set("cookie", cookie);
     }
     return headers;
   }
+}
 
-  async #storeCookies(headers: Headers, url: URL): Promise<void> {
-    for (const line of headers.getSetCookie()) {
-      // A malformed or foreign-domain cookie is the server's mistake, not a reason to fail the page.
-      await this.#jar!.setCookie(line, url.href, { ignoreError: true });
-    }
+async function storeCookies(jar: CookieJar, headers: Headers, url: URL): Promise<void> {
+  for (const line of headers.getSetCookie()) {
+    // A malformed or foreign-domain cookie is the server's mistake, not a reason to fail the page.
+    await jar.setCookie(line, url.href, { ignoreError: true });
   }
 }
 

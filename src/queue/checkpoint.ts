@@ -315,6 +315,17 @@ export class CheckpointFrontier implements Frontier {
     this.#statements.setMeta.run("stats", JSON.stringify(record));
   }
 
+  /** The crawl's sessions as the last run left them (src/engine/session_pool.ts checks the shape). */
+  savedSessions(): unknown {
+    const text = this.#meta("sessions");
+    return text === undefined ? undefined : JSON.parse(text);
+  }
+
+  /** Keeps the crawl's sessions for the next run: their cookies are in the checkpoint's directory, as the queue is. */
+  saveSessions(state: unknown): void {
+    this.#statements.setMeta.run("sessions", JSON.stringify(state));
+  }
+
   close(): Promise<void> {
     this.#badEntries.summarise();
     if (!this.#closed) this.#db.close();

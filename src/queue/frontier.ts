@@ -122,6 +122,10 @@ export interface Frontier {
   savedStats?(): Record<string, unknown> | undefined;
   /** For a store that outlives the process: keeps the crawl's stats for the next run. */
   saveStats?(record: Record<string, unknown>): void;
+  /** For a store that outlives the process: the crawl's sessions (the `sessions` setting) as the last run left them. */
+  savedSessions?(): unknown;
+  /** For a store that outlives the process: keeps the crawl's sessions, cookies and all, for the next run. */
+  saveSessions?(state: unknown): void;
   /** Releases what the store holds (connections, files); called once at the end of the crawl. */
   close(): Promise<void>;
   /**

@@ -9,7 +9,11 @@ import { type Spider, spiderName } from "../spider/spider.ts";
 import type { Logger } from "../spider/types.ts";
 import type { EntryLimits } from "./codec.ts";
 import type { Frontier } from "./frontier.ts";
-import { RedisFrontier } from "./redis_frontier.ts";
+import { type HostLimit, RedisFrontier } from "./redis_frontier.ts";
+import { settingsByHost } from "../settings/by_host.ts";
+import { normaliseHosts } from "../settings/hosts.ts";
+import { TABLE } from "../settings/table.ts";
+import type { SettingDefinition } from "../settings/types.ts";
 
 /** The bounds on a stored request, from the queue_entry_max_* settings. */
 export function entryLimits(settings: SettingValues): EntryLimits {
@@ -35,6 +39,7 @@ export async function openFrontier(
     return await CheckpointFrontier.open({ dir: settings.checkpoint, spider, log, limits: entryLimits(settings) });
   }
   if (settings.queue === null) return undefined;
+  const settingsOf = settingsByHost(settings, settings.hosts);
   return await RedisFrontier.open({
     url: settings.queue,
     key: settings.queueKey ?? spiderName(spider),
@@ -44,9 +49,25 @@ export async function openFrontier(
     idleSeconds: settings.queueIdle,
     windows: platform() === "win32",
     limits: entryLimits(settings),
-    perDomain: settings.perDomain,
+    perDomain: Object.keys(settings.hosts).length === 0 ? settings.perDomain : (host) => settingsOf(host).perDomain,
     politeness: settings.politenessScope === "crawl"
-      ? { perDomain: settings.perDomain, minDelay: settings.minDelay }
+      ? { perDomain: settings.perDomain, minDelay: settings.minDelay, hosts: hostLimits(settings) }
       : undefined,
   });
+}
+
+/**
+ * The `hosts` entries' own per_domain and min_delay, for the crawl-wide politeness the lease script keeps: each
+ * pattern with the crawl's value for whichever of the two its entry leaves out (an entry wins whole, as in
+ * src/settings/hosts.ts). Entries that set neither are left out: the crawl's own values hold for them already.
+ */
+export function hostLimits(settings: Pick<SettingValues, "hosts" | "perDomain" | "minDelay">): HostLimit[] {
+  const hosts = normaliseHosts(settings.hosts, TABLE as unknown as Record<string, SettingDefinition>);
+  return Object.entries(hosts)
+    .filter(([, entry]) => entry.perDomain !== undefined || entry.minDelay !== undefined)
+    .map(([pattern, entry]) => ({
+      pattern,
+      perDomain: (entry.perDomain as number | undefined) ?? settings.perDomain,
+      minDelay: (entry.minDelay as number | undefined) ?? settings.minDelay,
+    }));
 }

@@ -45,18 +45,29 @@ export interface RedisFrontierOptions {
    * With politeness_scope=crawl: per_domain and min_delay (seconds) held for the whole crawl, through Redis. Absent:
    * each process keeps them on its own.
    */
-  politeness?: { perDomain: number; minDelay: number };
+  politeness?: { perDomain: number; minDelay: number; hosts?: readonly HostLimit[] };
   /**
-   * Requests to one host this process may have in flight (per_domain). A lease takes from a host this process already
-   * holds that many of only when no other host has requests for it. Absent: no such preference.
+   * Requests to one host this process may have in flight (per_domain), one number or a host's own (its `hosts`
+   * entry). A lease takes from a host this process already holds that many of only when no other host has requests
+   * for it. Absent: no such preference.
    */
-  perDomain?: number;
+  perDomain?: number | ((host: string) => number);
   /**
    * Where the process's own lease deadlines are measured: when its last heartbeat got through, how long a call has
    * kept failing, when the next beat is due. The real clock by default; tests move one by hand. (What the crawl as a
    * whole decides, which processes are silent and how long it has been idle, is measured by Redis's own clock.)
    */
   clock?: Clock;
+}
+
+/**
+ * A `hosts` pattern's own per_domain and min_delay (seconds), held for the whole crawl with politeness_scope=crawl:
+ * the lease script matches each host to the patterns as src/settings/hosts.ts does.
+ */
+export interface HostLimit {
+  pattern: string;
+  perDomain: number;
+  minDelay: number;
 }
 
 /**
@@ -630,6 +641,12 @@ export class RedisFrontier implements Frontier {
       ...this.#fullHosts(skip),
       delays.length / 2,
       ...delays,
+      polite?.hosts?.length ?? 0,
+      ...(polite?.hosts ?? []).flatMap((limit) => [
+        limit.pattern,
+        limit.perDomain,
+        Math.round(limit.minDelay * 1000),
+      ]),
     ];
   }
 
@@ -641,13 +658,14 @@ export class RedisFrontier implements Frontier {
     const perDomain = this.#options.perDomain;
     const out: string[] = [];
     if (perDomain !== undefined) {
-      for (const [host, count] of this.#heldHosts) if (count >= perDomain && !skip.includes(host)) out.push(host);
+      const of = typeof perDomain === "number" ? () => perDomain : perDomain;
+      for (const [host, count] of this.#heldHosts) if (count >= of(host) && !skip.includes(host)) out.push(host);
     }
     return [String(out.length), ...out];
   }
 
   /**
-   * With crawl-wide politeness, the Crawl-delays (host, ms, ...) longer than min_delay that this process has found and
+   * With crawl-wide politeness, the Crawl-delays (host, ms, ...) that this process has found and
    * not shared yet: only the process that fetched a host's robots.txt knows its Crawl-delay.
    */
   #delaysToShare(crawlDelay: LeaseOptions["crawlDelay"]): string[] {
@@ -656,7 +674,9 @@ export class RedisFrontier implements Frontier {
     const out: string[] = [];
     for (const host of this.#heldHosts.keys()) {
       const ms = Math.round(crawlDelay(host) * 1000);
-      if (ms <= polite.minDelay * 1000 || this.#sharedDelays.get(host) === ms) continue;
+      // Any delay at all: a host's own min_delay (its `hosts` entry) may be below the crawl's, and the script takes
+      // the larger of the two.
+      if (ms <= 0 || this.#sharedDelays.get(host) === ms) continue;
       this.#sharedDelays.set(host, ms);
       out.push(host, String(ms));
     }

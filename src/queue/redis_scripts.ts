@@ -248,6 +248,25 @@ end
 local function release_busy(host)
   if host and redis.call('HINCRBY', P .. ':busy', host, -1) <= 0 then redis.call('HDEL', P .. ':busy', host) end
 end
+-- The per_domain and delay (ms) of a host: its hosts-setting entry's (the exact name, else the "*." pattern of its
+-- nearest parent domain, as src/settings/hosts.ts matches), else the crawl's. Each host is matched once per call.
+local function host_limits(by_pattern, per_domain, delay)
+  local known = {}
+  return function(host)
+    local found = known[host]
+    if not found then
+      found = by_pattern[host]
+      local dot = string.find(host, '.', 1, true)
+      while not found and dot do
+        found = by_pattern['*' .. string.sub(host, dot)]
+        dot = string.find(host, '.', dot + 1, true)
+      end
+      found = found or { per_domain, delay }
+      known[host] = found
+    end
+    return found[1], found[2]
+  end
+end
 local function requeue(entry)
   local nl = string.find(entry, '\\n', 1, true)
   local nl2 = nl and string.find(entry, '\\n', nl + 1, true)
@@ -267,9 +286,10 @@ end
 -- The hosts in soft (of which it already holds a full share) are passed over too, and then, if the lease is not full,
 -- taken from in a second walk: a crawl of one site is not slowed, a crawl of many fills its slots with other sites. Entries
 -- longer than max_bytes are dropped unread. Appends id, encoded, id, encoded, ... to out; returns the number of entries
--- dropped for their size (keys found not to be lists are set aside, and counted in ASIDE). With polite ({ per_domain, delay }:
--- politeness_scope=crawl), a host is also passed over while the whole crawl holds per_domain of its requests or a
--- delay has not passed since its last start (taking k at once puts that start k - 1 delays from now).
+-- dropped for their size (keys found not to be lists are set aside, and counted in ASIDE). With polite (politeness_scope=crawl:
+-- polite.limits(host) gives the host's per_domain and delay), a host is also passed over while the whole crawl holds
+-- per_domain of its requests or a delay has not passed since its last start (taking k at once puts that start k - 1
+-- delays from now).
 local function take(pid, max, max_bytes, hard, soft, out, polite)
   local skip = {}
   for host in pairs(hard) do skip[host] = true end
@@ -310,10 +330,11 @@ local function take(pid, max, max_bytes, hard, soft, out, polite)
         local delay = 0
         if polite and not pass[host] then
           local busy = tonumber(redis.call('HGET', P .. ':busy', host) or '0')
-          delay = math.max(polite.delay, tonumber(redis.call('HGET', P .. ':delay', host) or '0'))
+          local per_domain, min_delay = polite.limits(host)
+          delay = math.max(min_delay, tonumber(redis.call('HGET', P .. ':delay', host) or '0'))
           -- The delay as it is now, from the last start: a Crawl-delay learned since applies to the very next one.
           local due = tonumber(redis.call('HGET', P .. ':last', host) or '-1e18') + delay
-          if busy >= polite.per_domain or due > now then share = 0 else share = math.min(share, polite.per_domain - busy) end
+          if busy >= per_domain or due > now then share = 0 else share = math.min(share, per_domain - busy) end
         end
         if not pass[host] and share > 0 then
           local list = P .. ':q:' .. prio .. ':' .. host
@@ -393,7 +414,8 @@ return {added, mark, ASIDE}
 /**
  * ARGV: P, pid, ack (see stale), max, max_bytes, per_domain and min_delay_ms (0 and 0 unless
  * politeness_scope=crawl), n, n hosts to pass over, s, s hosts to take from last, m, m pairs of host and delay in ms
- * (for P:delay), then pairs of lease id and payload (see add). First, for each page, in one step: releases its lease
+ * (for P:delay), k, k triples of a `hosts` pattern, its per_domain and its min_delay in ms (politeness_scope=crawl),
+ * then pairs of lease id and payload (see add). First, for each page, in one step: releases its lease
  * and queues what it yielded. Several pages go in one call when they finish while an earlier call is on its way. A
  * lease no longer held queues nothing: whoever fetches the page again queues its links. Then, when max > 0, leases
  * (see take): the same call that queues a page's links can hand out the next page. Returns the result of each page
@@ -407,8 +429,6 @@ local refused, mark = stale(pid, ack, true)
 if refused then return refused end
 local max, max_bytes = tonumber(ARGV[4]), tonumber(ARGV[5])
 local per_domain, min_delay = tonumber(ARGV[6]), tonumber(ARGV[7])
-local polite = nil
-if per_domain > 0 then polite = { per_domain = per_domain, delay = min_delay } end
 local nskip = tonumber(ARGV[8])
 local skip = {}
 for i = 9, 8 + nskip do skip[ARGV[i]] = true end
@@ -421,7 +441,14 @@ at = at + 1 + nsoft
 -- With crawl-wide politeness, the delays this process found for hosts (robots.txt Crawl-delay): host, ms, ...
 local ndelays = tonumber(ARGV[at])
 for i = at + 1, at + 2 * ndelays, 2 do write_to('HSET', P .. ':delay', ARGV[i], ARGV[i + 1]) end
-local first = at + 1 + 2 * ndelays
+at = at + 1 + 2 * ndelays
+-- With crawl-wide politeness, the hosts setting's own per_domain and min_delay: pattern, per_domain, ms, ...
+local nlimits = tonumber(ARGV[at])
+local by_pattern = {}
+for i = at + 1, at + 3 * nlimits, 3 do by_pattern[ARGV[i]] = { tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2]) } end
+local first = at + 1 + 3 * nlimits
+local polite = nil
+if per_domain > 0 then polite = { limits = host_limits(by_pattern, per_domain, min_delay) } end
 local out = {}
 if #ARGV > first then
   local b = batch()

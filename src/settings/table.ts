@@ -78,6 +78,10 @@ export type SettingValues = {
   httpAuth: Record<string, { user: string; password: string }>;
   proxies: string[];
   proxyRotation: string | null;
+  sessions: number;
+  sessionMaxUsage: number;
+  sessionMaxErrorScore: number;
+  sessionUserAgents: string[];
   userAgent: string;
   defaultHeaders: Record<string, string>;
   maxBodySize: number;
@@ -258,6 +262,33 @@ export const TABLE: { [K in SettingKey]: SettingRow<SettingValues[K]> } = {
     choices: ["per_request", "per_domain"],
     default: null,
     doc: "How proxies are chosen: per_request (round robin) or per_domain (one proxy per host); needs proxies",
+  }),
+  sessions: setting<number>({
+    cli: "sessions",
+    type: "int",
+    default: 0,
+    check: atLeast(0),
+    doc: "Sessions to crawl as, each with its own cookies, proxy, user agent, headers and browser context (0: off)",
+  }),
+  sessionMaxUsage: setting<number>({
+    cli: "session_max_usage",
+    type: "int",
+    default: 50,
+    check: atLeast(1),
+    doc: "Requests a session is used for before it is retired and a new one takes its place",
+  }),
+  sessionMaxErrorScore: setting<number>({
+    cli: "session_max_error_score",
+    type: "float",
+    default: 3,
+    check: (value) => value > 0 ? undefined : "must be above 0",
+    doc: "Error score at which a session is retired (+1 a failed request, -0.5 a good page)",
+  }),
+  sessionUserAgents: setting<string[]>({
+    cli: "session_user_agents",
+    type: "strings",
+    default: [],
+    doc: "User agents handed to new sessions in turn (empty: every session sends user_agent)",
   }),
   userAgent: setting<string>({
     cli: "user_agent",

@@ -20,6 +20,7 @@ import { parseHtmlDocument } from "./linear_parser.ts";
 import { answersLight, selectLight } from "./light_select.ts";
 import type { XPathOptions } from "./xpath_select.ts";
 import type { XPathSelection } from "./xpath_selection.ts";
+import type { Session } from "./session.ts";
 
 /** What `Page.fromHtml` takes besides the HTML: where the page is from, and what it answers. */
 export interface FromHtmlOptions {
@@ -128,6 +129,11 @@ export class Page {
   readonly request: Request;
   /** The response the page was built from (redirects, latency, source). */
   readonly response: FetchedResponse;
+  /**
+   * The session the page was fetched in, when the crawl runs with `sessions` (undefined otherwise, and in callback
+   * workers): `page.session.retire()` when a page shows the session is no longer welcome.
+   */
+  session: Session | undefined = undefined;
 
   #encoding: string | undefined;
   #text: string | undefined;
