@@ -104,6 +104,8 @@ export interface TabPoolOptions {
   log: Logger;
   /** Chromium resource types (`Image`, `Font`, ...) the tabs do not load. */
   blockTypes: string[];
+  /** URL globs (Chromium's Fetch syntax) whose requests are paused, for the render to refuse. */
+  blockUrls?: string[];
   userAgent: string | null;
   /** Headers added to every request a tab makes (the crawl's default headers). */
   extraHeaders: Record<string, string>;
@@ -456,6 +458,7 @@ export class TabPool {
       for (const type of this.#options.blockTypes) {
         patterns.push({ resourceType: type as Protocol.Network.ResourceType, requestStage: "Request" });
       }
+      for (const urlPattern of this.#options.blockUrls ?? []) patterns.push({ urlPattern, requestStage: "Request" });
       // A proxy login is answered for the tab's own requests too, and Chromium asks only about paused ones.
       const proxyLogin = proxy?.username !== undefined;
       if (proxyLogin) patterns.push({ urlPattern: "*", requestStage: "Request" });

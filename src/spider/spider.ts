@@ -11,6 +11,7 @@ import type { Rule } from "./rule.ts";
 import type { CallbackResult, Item, Logger } from "./types.ts";
 import type { RequestMiddleware, ResponseMiddleware } from "./middleware.ts";
 import type { Pipeline } from "./pipeline.ts";
+import type { BrowserPage } from "../browser/types.ts";
 
 /** Marks Spider classes across copies of Netweir, so a spider built on another copy is recognised and refused. */
 const SPIDER_BRAND = Symbol.for("netweir.Spider");
@@ -110,6 +111,19 @@ export abstract class Spider {
 
   /** Called once when the crawl ends, with its finish reason. */
   closed(_reason: string): void | Promise<void> {}
+
+  /**
+   * Called for each rendered request once its tab is ready and before the page loads, with puppeteer's live page
+   * (`BrowserPage`) and the request. Runs on the main thread, within the request's timeout; what it throws fails the
+   * request (errback reason `browser_hook`). Override it to set a viewport, headers or an init script for the page.
+   */
+  beforeRender(_page: BrowserPage, _request: Request): void | Promise<void> {}
+
+  /**
+   * Called for each rendered request after its steps, once the page has loaded and before its HTML is taken for the
+   * callback, with puppeteer's live page and the request. Runs like {@link Spider.beforeRender}.
+   */
+  afterRender(_page: BrowserPage, _request: Request): void | Promise<void> {}
 }
 
 /** A spider's name: its `name`, else its class name. */

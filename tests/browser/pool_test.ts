@@ -6,35 +6,15 @@
 import assert from "node:assert/strict";
 import { FetchError } from "../../src/errors.ts";
 import type { TabPool } from "../../src/browser/pool.ts";
-import { type RenderDeps, renderInTab } from "../../src/browser/render.ts";
-import { makeResponse } from "../../src/spider/response.ts";
+import { renderInTab } from "../../src/browser/render.ts";
+import { renderDeps } from "../helpers/render_deps.ts";
 import { Request, type Step } from "../../src/spider/request.ts";
-import { Spider } from "../../src/spider/spider.ts";
 import { startJsSite } from "../helpers/js_site.ts";
 import { openTestPool } from "../helpers/tab_pool.ts";
 import { sendSignal } from "../helpers/signal.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
-const deps: RenderDeps = {
-  spider: new (class extends Spider {
-    override parse() {}
-  })(),
-  jar: undefined,
-  uploadDir: null,
-  maxRedirects: 5,
-  blockTypes: new Set(),
-  proxy: undefined,
-  fetchDocument: async (request) => {
-    const answer = await fetch(request.url, { redirect: "manual" });
-    return makeResponse(request, {
-      status: answer.status,
-      headers: Object.fromEntries(answer.headers),
-      body: new Uint8Array(await answer.arrayBuffer()),
-    });
-  },
-  checkNavigation: () => Promise.resolve(undefined),
-  count: () => {},
-};
+const deps = renderDeps();
 
 const LOAD_ALL: Step[] = [{ click: "#more" }, { wait_for: "body[data-loaded=all]" }];
 
