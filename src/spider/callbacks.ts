@@ -19,7 +19,9 @@ export type BoundCallback = (page: Page, cbKwargs?: Record<string, unknown>) => 
 
 /** What an errback is given. */
 export interface Failure {
+  /** What went wrong: a FetchError (with its `reason`), an HttpStatusError, a BlockedError. */
   error: unknown;
+  /** The request that failed. */
   request: Request;
   /** A rendered request's tab as it failed: a PNG of its viewport, when one could be taken. */
   screenshot?: Uint8Array;

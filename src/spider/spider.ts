@@ -116,12 +116,16 @@ export abstract class Spider {
    * Called for each rendered request once its tab is ready and before the page loads, with puppeteer's live page
    * (`BrowserPage`) and the request. Runs on the main thread, within the request's timeout; what it throws fails the
    * request (errback reason `browser_hook`). Override it to set a viewport, headers or an init script for the page.
+   *
+   * Hidden from the generated docs, as `BrowserPage` is: its type is puppeteer's (docs/spiders.md shows the hooks).
+   * @ignore
    */
   beforeRender(_page: BrowserPage, _request: Request): void | Promise<void> {}
 
   /**
    * Called for each rendered request after its steps, once the page has loaded and before its HTML is taken for the
-   * callback, with puppeteer's live page and the request. Runs like {@link Spider.beforeRender}.
+   * callback, with puppeteer's live page and the request. Runs like `beforeRender`.
+   * @ignore
    */
   afterRender(_page: BrowserPage, _request: Request): void | Promise<void> {}
 }

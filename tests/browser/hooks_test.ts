@@ -1,9 +1,9 @@
 /**
  * `browser_init_script` and the spider's `beforeRender` / `afterRender` hooks, against Debian's Chromium and the debug
- * site on 127.0.0.1. Each test starts a Chromium of its own (file: about 40 s on a loaded 2-core machine).
+ * site on 127.0.0.1. Each test starts a Chromium of its own (file: about 50 s on a loaded 2-core machine).
  */
 import assert from "node:assert/strict";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserPage, type Page, Request, Spider } from "../../mod.ts";
@@ -12,6 +12,7 @@ import { crawl } from "../helpers/crawl_in_process.ts";
 import { openTestPool } from "../helpers/tab_pool.ts";
 import { renderDeps } from "../helpers/render_deps.ts";
 import { startDebugSite } from "./fixtures/debug_site.ts";
+import { runCli } from "../cli/_run.ts";
 
 /** Renders each URL once; keeps the pages and the failures. */
 class Renders extends Spider {
@@ -137,5 +138,43 @@ Deno.test("a hook that throws fails its request (browser_hook) at once, to the e
     assert.equal(spider.pages.length, 1, "the page with no failing hook went on");
   } finally {
     await site.close();
+  }
+});
+
+Deno.test("with workers, the hooks run on the main thread and the callback in a worker", async () => {
+  const site = await startDebugSite();
+  const dir = await mkdtemp(join(tmpdir(), "netweir-hooks-workers-"));
+  try {
+    const mod = JSON.stringify(new URL("../../mod.ts", import.meta.url).href);
+    await writeFile(
+      join(dir, "hooked.ts"),
+      `import { type BrowserPage, type Page, Request, Spider } from ${mod};
+const where = () => typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope === "undefined" ? "main" : "worker";
+export class Hooked extends Spider {
+  site = "";
+  override async *start() {
+    yield new Request({ url: this.site + "reads-init", render: true });
+  }
+  override async beforeRender(tab: BrowserPage) {
+    await tab.evaluateOnNewDocument("window.__fromInit = " + JSON.stringify("before on " + where()));
+  }
+  override async afterRender(tab: BrowserPage) {
+    await tab.evaluate("document.body.dataset.after = " + JSON.stringify("after on " + where()));
+  }
+  override parse(page: Page) {
+    return { seen: page.css("#seen").text(), after: page.css("body").attr("data-after"), parse: where() };
+  }
+}
+`,
+    );
+    const out = join(dir, "items.jsonl");
+    const args = ["crawl", join(dir, "hooked.ts"), "-a", `site=${site.url}`, "-O", out, "-s", "workers=1"];
+    const result = await runCli(args);
+    assert.equal(result.code, 0, result.stderr);
+    const items = (await readFile(out, "utf8")).trim().split("\n").map((line) => JSON.parse(line));
+    assert.deepEqual(items, [{ seen: "before on main", after: "after on main", parse: "worker" }]);
+  } finally {
+    await site.close();
+    await rm(dir, { recursive: true, force: true });
   }
 });
