@@ -4,9 +4,10 @@
  * cache directory when `cache` is set: CACHE/failures/FINGERPRINT.png and .html, the request's fingerprint naming
  * them as it names the cache's entries, so the last try of a request is what stays.
  *
- * Bounded: the screenshot is of the viewport (1280x800, a few hundred KB), never the full page; the HTML is cut at
- * {@link MAX_HTML_CHARS}; taking both gives up after {@link SNAPSHOT_MS}, since a page that failed may be one whose
- * script hangs its renderer, and a failure must not wait on it.
+ * Bounded: the screenshot is of the viewport (1280x800: usually well under 1 MB), never the full page, and one over
+ * {@link MAX_SCREENSHOT_BYTES} (a viewport a hook made huge) is left out; the HTML is cut at {@link MAX_HTML_CHARS};
+ * taking both gives up after {@link SNAPSHOT_MS}, since a page that failed may be one whose script hangs its renderer,
+ * and a failure must not wait on it.
  */
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -17,6 +18,8 @@ import type { Tab } from "./pool.ts";
 
 /** The most of a failed page's HTML kept, in characters. */
 export const MAX_HTML_CHARS = 2_000_000;
+/** The largest failure screenshot kept: a 1280x800 PNG's pixels uncompressed, and a little over. */
+export const MAX_SCREENSHOT_BYTES = 5 * 2 ** 20;
 /** How long taking the screenshot and the HTML may take together. */
 export const SNAPSHOT_MS = 5000;
 /** Failures whose page is not worth a picture: the crawl stopping, a browser that could not start or be found. */
@@ -33,7 +36,7 @@ export async function snapshotOnto(error: FetchError, tab: Tab): Promise<void> {
   const late = new Promise<undefined>((resolve) => timer = setTimeout(() => resolve(undefined), SNAPSHOT_MS));
   const page = tab.page;
   const screenshot = page.screenshot({ type: "png", fullPage: false, captureBeyondViewport: false })
-    .then((bytes) => new Uint8Array(bytes), () => undefined);
+    .then((bytes) => bytes.byteLength <= MAX_SCREENSHOT_BYTES ? new Uint8Array(bytes) : undefined, () => undefined);
   const html = page.content().then((text) => cutHtml(text), () => undefined);
   try {
     // One after the other would double the wait on a hung page; both at once share it.
