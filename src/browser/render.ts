@@ -8,7 +8,11 @@
  *
  * A form a step submits (a POST navigation) is sent by Chromium itself, with the session's cookies, since its
  * body may hold files; it is still checked first. Everything else on the page (scripts, XHR, images) Chromium
- * fetches itself, except the resource types `browser_block` names, which are refused.
+ * fetches itself, except what `browser_block` names (resource types, URL globs), which is refused (traffic.ts).
+ *
+ * Around the page: the `browser_init_script` is added to the tab for this page and taken off after it; the spider's
+ * `beforeRender` runs before the page loads and `afterRender` before its HTML is taken (render_hooks.ts); and a render
+ * that fails once its page began to load leaves a screenshot and the HTML on its error (failure_snapshot.ts).
  */
 import type { FetchedResponse, Rendered } from "../spider/response.ts";
 import type { Request } from "../spider/request.ts";
