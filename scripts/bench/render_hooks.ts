@@ -3,7 +3,7 @@
  * shop's spider (tests/browser/fixtures/js_shop_spider.ts, `-a render_products=1`), as a user runs it, beside the bare
  * puppeteer loop (scripts/bench/render_bare.ts), on the same shop in the same run. Prints, asserts nothing.
  *
- *   deno run -A scripts/bench/render_hooks.ts [PRODUCTS=300] [TABS=4] [--rounds=2]
+ *   deno run -A scripts/bench/render_hooks.ts [PRODUCTS=300] [TABS=4] [--rounds=2] [--only=NAME,NAME]
  *
  * Runs, each a process of its own, alternated round by round so a machine's changing load falls on all alike:
  *
@@ -12,7 +12,8 @@
  * - init script: the same with `browser_init_script` (added to and removed from the tab on every page);
  * - url glob: the same with `browser_block=image,font,media,*\/ads/*` (the glob goes to Chromium's Fetch patterns);
  * - hooks: a subclass of the spider with a `beforeRender` that sets the viewport and an `afterRender` that reads the
- *   title: every page then gets a fresh tab, since a hook may have changed the one it had.
+ *   title: every page then gets a fresh tab, since a hook may have changed the one it had;
+ * - hooks (tabs kept): the same subclass with `keepTabsAfterHooks = true`, so tabs are reused as without hooks.
  *
  * Settings of every crawl: browser_tabs=TABS, concurrency=TABS, per_domain=TABS, min_delay=0, autothrottle=false,
  * obey_robots_txt=false, log_level=warning, progress=false. Pages/s is over the whole run, Chromium's start included.
@@ -28,6 +29,8 @@ const positional = Deno.args.filter((arg) => !arg.startsWith("--"));
 const products = Number(positional[0] ?? 300);
 const tabs = Number(positional[1] ?? 4);
 const rounds = Number(Deno.args.find((arg) => arg.startsWith("--rounds="))?.split("=")[1] ?? 2);
+/** Which runs to make, by name (all unless given: `--only=plain crawl,hooks`). */
+const only = Deno.args.find((arg) => arg.startsWith("--only="))?.slice("--only=".length).split(",");
 const deno = Deno.execPath();
 
 /** Runs a command to its end; its wall time in seconds and its stdout. */
@@ -57,10 +60,12 @@ const SETTINGS = [
   "progress=false",
 ];
 
-const HOOKED_SPIDER = `import type { BrowserPage } from "${REPO_ROOT}/mod.ts";
+const hookedSpider = (keepTabs: boolean) =>
+  `import type { BrowserPage } from "${REPO_ROOT}/mod.ts";
 import { JsShop } from "${REPO_ROOT}/tests/browser/fixtures/js_shop_spider.ts";
 export class HookedShop extends JsShop {
   titles = 0;
+  override keepTabsAfterHooks = ${keepTabs};
   override async beforeRender(page: BrowserPage) {
     await page.setViewport({ width: 1280, height: 800 });
   }
@@ -99,7 +104,9 @@ async function bareRun(site: string): Promise<number> {
 const site = await startJsSite({ products, perPage: 20 });
 const dir = await mkdtemp(join(tmpdir(), "netweir-bench-hooks-"));
 const hooked = join(dir, "hooked_shop.ts");
-await writeFile(hooked, HOOKED_SPIDER);
+await writeFile(hooked, hookedSpider(false));
+const hookedKeeping = join(dir, "hooked_keeping_shop.ts");
+await writeFile(hookedKeeping, hookedSpider(true));
 const shop = "tests/browser/fixtures/js_shop_spider.ts";
 const runs: Array<[string, () => Promise<number>]> = [
   ["bare loop", () => bareRun(site.url)],
@@ -107,11 +114,13 @@ const runs: Array<[string, () => Promise<number>]> = [
   ["init script", () => crawlRun(site.url, dir, shop, ["browser_init_script=window.__stamp = 1"])],
   ["url glob", () => crawlRun(site.url, dir, shop, ["browser_block=image,font,media,*/ads/*"])],
   ["hooks", () => crawlRun(site.url, dir, hooked, [])],
+  ["hooks (tabs kept)", () => crawlRun(site.url, dir, hookedKeeping, [])],
 ];
 const rates = new Map<string, number[]>();
 try {
   for (let round = 0; round < rounds; round++) {
     for (const [name, run] of runs) {
+      if (only !== undefined && !only.includes(name)) continue;
       const rate = await run();
       rates.set(name, [...rates.get(name) ?? [], rate]);
       console.error(`round ${round + 1}: ${name} ${rate.toFixed(1)} pages/s`);

@@ -6,9 +6,9 @@
  * steps do, whether or not callbacks run in workers.
  *
  * A hook may change the tab for good (interception, an init script, the viewport), which the next page must not
- * inherit, so a tab a hook had is closed after its request rather than reused. What a hook throws fails the request
- * (`browser_hook`, not retried: it is the spider's own code, and would throw again); a hook that outlasts the render's
- * time fails it as a timeout.
+ * inherit, so a tab a hook had is closed after its request rather than reused, unless the spider says its hooks leave
+ * nothing behind (`keepTabsAfterHooks`). What a hook throws fails the request (`browser_hook`, not retried: it is the
+ * spider's own code, and would throw again); a hook that outlasts the render's time fails it as a timeout.
  */
 import { FetchError } from "../errors.ts";
 import type { Request } from "../spider/request.ts";
@@ -33,7 +33,7 @@ export async function runRenderHook(
   deadline: number,
 ): Promise<void> {
   if (!hasRenderHook(spider, hook)) return;
-  tab.changedByCall = true;
+  if (spider.keepTabsAfterHooks !== true) tab.changedByCall = true;
   const left = deadline - Date.now();
   if (left <= 0) throw new FetchError("timeout", `${hook} had no time left to run for ${request.url}`);
   let timer: ReturnType<typeof setTimeout> | undefined;

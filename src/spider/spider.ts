@@ -80,6 +80,14 @@ export abstract class Spider {
   /** Whether the alternate-language URLs a sitemap lists (`xhtml:link rel="alternate"`) are crawled too. */
   sitemapAlternateLinks = false;
 
+  /**
+   * Whether a tab the render hooks (`beforeRender`, `afterRender`) had is reused for the next page. By default it is
+   * closed, since a hook may change the tab in ways nothing can undo (an init script, request interception, the
+   * viewport); but a new tab for every page costs (a crawl of 315 rendered pages ran three times slower on a loaded
+   * 2-core machine). Set it to true when your hooks change nothing that outlives the page, or set back what they change.
+   */
+  keepTabsAfterHooks = false;
+
   /** The start requests: `startUrls`, then `sitemapUrls`. Override to build them yourself (Scrapy's start_requests). */
   async *start(): AsyncGenerator<Request> {
     for (const url of this.startUrls) yield new Request({ url });

@@ -178,3 +178,28 @@ export class Hooked extends Spider {
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+Deno.test("a tab a hook had is closed after its page, unless the spider keeps tabs after hooks", async () => {
+  const site = await startDebugSite();
+  try {
+    class Counts extends Renders {
+      tabs = new Set<BrowserPage>();
+      override beforeRender(tab: BrowserPage) {
+        this.tabs.add(tab);
+      }
+    }
+    const urls = [site.url + "reads-init", site.url + "report", site.url + "checkout"];
+    const oneTab = { browserTabs: 1, concurrency: 1 };
+    const closing = new Counts(urls);
+    await crawl(closing, oneTab);
+    assert.equal(closing.pages.length, 3);
+    assert.equal(closing.tabs.size, 3, "a fresh tab for each page");
+    const keeping = new Counts(urls);
+    keeping.keepTabsAfterHooks = true;
+    await crawl(keeping, oneTab);
+    assert.equal(keeping.pages.length, 3);
+    assert.equal(keeping.tabs.size, 1, "one tab, reused");
+  } finally {
+    await site.close();
+  }
+});
