@@ -67,6 +67,7 @@ export type { SpiderSource } from "./src/engine/worker_pool.ts";
 export type { ItemSink } from "./src/engine/items.ts";
 export type { Stats, StatsRecord } from "./src/engine/stats.ts";
 export type { MonitorFailure, MonitorReport } from "./src/engine/monitors.ts";
+export type { Failure } from "./src/spider/callbacks.ts";
 export type { ItemSchema } from "./src/engine/item_schema.ts";
 export type { Frontier, FrontierStats, FrontierStatus, Lease, LeaseOptions } from "./src/queue/frontier.ts";
 export type { CrawlTotals, LiveProcess, ProcessTotals } from "./src/queue/frontier.ts";

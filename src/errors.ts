@@ -50,6 +50,13 @@ export class FetchError extends Error {
   override name = "FetchError";
   /** A short machine-readable reason (`timeout`, `network`, `redirects`, `too_large`, ...). */
   readonly reason: string;
+  /**
+   * For a rendered request, the PNG of the tab's viewport when it failed (undefined when none could be taken). Also
+   * on the errback's failure as `failure.screenshot`.
+   */
+  screenshot?: Uint8Array;
+  /** For a rendered request, the page's HTML when it failed (cut at 2,000,000 characters); `failure.html` too. */
+  html?: string;
   /** An error with its reason, its message and the error behind it, when there is one. */
   constructor(reason: string, message: string, options?: { cause?: unknown }) {
     super(message, { cause: options?.cause });

@@ -2,7 +2,7 @@
  * The browser fetcher: requests with `render` or `steps`, rendered in a tab of the crawl's Chromium. It is loaded
  * by the engine on the first such request, and only then: this module is the one that brings in puppeteer-core.
  */
-import { FetchError } from "../errors.ts";
+import { FetchError, SettingsError } from "../errors.ts";
 import type { Downloader, FetchOptions } from "../fetch/downloader.ts";
 import { RedirectRefused, timeoutFor } from "../fetch/downloader.ts";
 import type { FetchedResponse } from "../spider/response.ts";
@@ -17,6 +17,10 @@ import { BrowserConnectError } from "./remote_chromium.ts";
 import { TabPool, tabProxy } from "./pool.ts";
 import { CrawlFailure, renderInTab } from "./render.ts";
 import { SessionContexts } from "./session_contexts.ts";
+import { type UrlBlock, urlBlock } from "./url_block.ts";
+import { isBlockPattern } from "../settings/table.ts";
+import { loadInitScript } from "./init_script.ts";
+import { keepSnapshot } from "./failure_snapshot.ts";
 
 /** Chromium's names for the resource types `browser_block` names in lower case. */
 const RESOURCE_TYPES: Record<string, string> = {
@@ -52,6 +56,8 @@ export interface BrowserFetcherOptions {
     | "maxRedirects"
     | "userAgent"
     | "defaultHeaders"
+    | "browserInitScript"
+    | "cache"
   >;
   spider: Spider;
   log: Logger;
@@ -70,13 +76,20 @@ export class BrowserFetcher {
   readonly #blockTypes: ReadonlySet<string>;
   readonly #sessions: SessionContexts;
   readonly #tabLook: { userAgent: string | null; extraHeaders: Record<string, string> };
+  readonly #blockUrl: UrlBlock;
+  readonly #initScript: string | undefined;
 
   /** `executable` is the Chromium to start; empty when the crawl renders in a browser elsewhere (`browserEndpoint`). */
   private constructor(options: BrowserFetcherOptions, executable: string) {
     this.#options = options;
     const { settings, log, stats } = options;
-    const blockTypes = settings.browserBlock.map((type) => RESOURCE_TYPES[type]);
+    const blockTypes = settings.browserBlock.filter((entry) => !isBlockPattern(entry)).map((type) =>
+      RESOURCE_TYPES[type]
+    );
+    const blockUrls = settings.browserBlock.filter(isBlockPattern);
     this.#blockTypes = new Set(blockTypes);
+    this.#blockUrl = urlBlock(blockUrls);
+    this.#initScript = loadInitScript(settings.browserInitScript);
     // Accept headers are the page's own business: a stylesheet must not be asked for as text/html.
     const extraHeaders = Object.fromEntries(
       Object.entries(settings.defaultHeaders).filter(([name]) => !name.toLowerCase().startsWith("accept")),
@@ -95,6 +108,7 @@ export class BrowserFetcher {
       tabs: settings.browserTabs,
       log,
       blockTypes,
+      blockUrls,
       userAgent: settings.userAgent,
       extraHeaders,
       protocolTimeoutMs: PROTOCOL_TIMEOUT_MS,
@@ -126,6 +140,9 @@ export class BrowserFetcher {
     } catch (error) {
       if (error instanceof BrowserMissingError) {
         return Promise.reject(new FetchError("browser_missing", error.message, { cause: error }));
+      }
+      if (error instanceof SettingsError) {
+        return Promise.reject(new FetchError("invalid", error.message, { cause: error }));
       }
       return Promise.reject(error);
     }
@@ -172,6 +189,8 @@ export class BrowserFetcher {
           uploadDir: settings.browserUploadDir,
           maxRedirects: settings.maxRedirects,
           blockTypes: this.#blockTypes,
+          blockUrl: this.#blockUrl,
+          initScript: this.#initScript,
           proxy,
           fetchDocument: (document, documentSignal) =>
             this.#options.http.fetch(document, { signal: documentSignal, session }),
@@ -185,6 +204,7 @@ export class BrowserFetcher {
       return response;
     } catch (error) {
       if (error instanceof CrawlFailure) throw error.cause;
+      if (error instanceof FetchError) await this.#keepSnapshot(request, error);
       // A step that failed, or a navigation turned down, leaves a tab that about:blank makes as good as new.
       healthy = error instanceof RedirectRefused ||
         (error instanceof FetchError && ["browser_step", "browser_script", "redirects"].includes(error.reason));
@@ -203,6 +223,18 @@ export class BrowserFetcher {
     } finally {
       await this.#pool.release(tab, healthy);
       if (session) await this.#sessions.end(session.id);
+    }
+  }
+
+  /** Keeps a failed page's snapshot in the cache directory, when there is one; a failure to write it is logged. */
+  async #keepSnapshot(request: Request, error: FetchError): Promise<void> {
+    const cache = this.#options.settings.cache;
+    if (cache === null) return;
+    try {
+      const stem = await keepSnapshot(cache, request, error);
+      if (stem !== undefined) this.#options.log.info(`the page of ${request.url} as it failed: ${stem}.png, .html`);
+    } catch (writeError) {
+      this.#options.log.warning(`could not keep the failed page of ${request.url}: ${(writeError as Error).message}`);
     }
   }
 

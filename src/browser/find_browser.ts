@@ -8,6 +8,7 @@ import { delimiter, join } from "node:path";
 import { SettingsError } from "../errors.ts";
 import { runtime } from "../runtime/mod.ts";
 import { spiderMayRender } from "../spider/steps.ts";
+import { loadInitScript } from "./init_script.ts";
 import { BrowserMissingError } from "../errors.ts";
 
 /** The names looked for on PATH, in order. */
@@ -52,8 +53,10 @@ export function findBrowser(browserPath: string | null): string {
  */
 export function checkBrowserAtStart(
   spider: Parameters<typeof spiderMayRender>[0],
-  settings: { browserPath: string | null; browserEndpoint?: string | null },
+  settings: { browserPath: string | null; browserEndpoint?: string | null; browserInitScript?: string | null },
 ): void {
+  // A script that cannot be read or compiled is a mistake in the settings, whether or not this spider renders.
+  loadInitScript(settings.browserInitScript ?? null);
   // A browser elsewhere is checked by checkEndpointAtStart (src/browser/endpoint.ts), which needs the network.
   if (settings.browserEndpoint != null) return;
   if (settings.browserPath === null && !spiderMayRender(spider)) return;

@@ -73,6 +73,8 @@ export interface TabPoolOptions {
   log: Logger;
   /** Chromium resource types (`Image`, `Font`, ...) the tabs do not load. */
   blockTypes: string[];
+  /** URL globs (Chromium's Fetch syntax) whose requests are paused, for the render to refuse. */
+  blockUrls?: string[];
   userAgent: string | null;
   /** Headers added to every request a tab makes (the crawl's default headers). */
   extraHeaders: Record<string, string>;
@@ -368,6 +370,7 @@ export class TabPool {
         {
           log: this.#options.log,
           blockTypes: this.#options.blockTypes,
+          blockUrls: this.#options.blockUrls,
           userAgent: this.#options.userAgent,
           extraHeaders: this.#options.extraHeaders,
           proxyLogin: proxy?.username !== undefined,

@@ -3,7 +3,7 @@
  * A step that fails or runs out of time fails the request with a FetchError (`browser_step`) that names the step
  * and its index; the engine retries it and hands it to the errback as it does an HTTP failure.
  */
-import { type Page, type Protocol, ProtocolError } from "puppeteer-core";
+import { type Page, type PaperFormat, type PDFOptions, type Protocol, ProtocolError } from "puppeteer-core";
 import { FetchError } from "../errors.ts";
 import type { Rendered } from "../spider/response.ts";
 import { resolveCallback } from "../spider/callbacks.ts";
@@ -185,7 +185,30 @@ async function runStep(step: ParsedStep, run: StepRun, ms: number): Promise<void
       run.rendered.screenshots.push(new Uint8Array(bytes));
       return;
     }
+    case "pdf":
+      run.rendered.pdfs.push(await page.pdf({ ...pdfOptions(step.arg), timeout: ms }));
+      return;
   }
+}
+
+/** Paper sizes a `pdf` step's `format` may name (puppeteer's, case as written or in lower case). */
+const PDF_FORMATS = ["letter", "legal", "tabloid", "ledger", "a0", "a1", "a2", "a3", "a4", "a5", "a6"];
+
+/** A `pdf` step's options: `true` (A4, portrait, no backgrounds) or `{ format, landscape, printBackground }`. */
+function pdfOptions(arg: unknown): PDFOptions {
+  if (arg === true || arg === null) return { format: "a4" };
+  if (typeof arg !== "object" || Array.isArray(arg)) {
+    throw new TypeError("pdf takes true or { format, landscape, printBackground }");
+  }
+  const format = field(arg, "format") ?? "a4";
+  if (typeof format !== "string" || !PDF_FORMATS.includes(format.toLowerCase())) {
+    throw new TypeError(`pdf format must be one of ${PDF_FORMATS.join(", ")}, not ${JSON.stringify(format)}`);
+  }
+  const landscape = field(arg, "landscape") ?? false;
+  const background = field(arg, "printBackground") ?? field(arg, "print_background") ?? false;
+  if (typeof landscape !== "boolean") throw new TypeError("pdf landscape must be true or false");
+  if (typeof background !== "boolean") throw new TypeError("pdf printBackground must be true or false");
+  return { format: format.toLowerCase() as PaperFormat, landscape, printBackground: background };
 }
 
 /**

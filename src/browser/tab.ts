@@ -66,6 +66,8 @@ export interface TabSetup {
   log: Logger;
   /** Chromium resource types (`Image`, `Font`, ...) the tabs do not load. */
   blockTypes: string[];
+  /** URL globs (Chromium's Fetch syntax) whose requests are paused, for the render to refuse. */
+  blockUrls?: string[];
   userAgent: string | null;
   /** Headers added to every request a tab makes (the crawl's default headers). */
   extraHeaders: Record<string, string>;
@@ -191,6 +193,7 @@ export async function openTab(
     for (const type of setup.blockTypes) {
       patterns.push({ resourceType: type as Protocol.Network.ResourceType, requestStage: "Request" });
     }
+    for (const urlPattern of setup.blockUrls ?? []) patterns.push({ urlPattern, requestStage: "Request" });
     // A proxy login is answered for the tab's own requests too, and Chromium asks only about paused ones.
     const proxyLogin = setup.proxyLogin;
     if (proxyLogin) patterns.push({ urlPattern: "*", requestStage: "Request" });

@@ -3,6 +3,7 @@
  * can schedule a job chooses these paths, so each is checked before the job is queued: relative, no `..`, not a
  * URL, and no symlink on the way that leads out.
  */
+import { namesInitScriptFile } from "../browser/init_script.ts";
 import { lstat, mkdir, readlink, realpath } from "node:fs/promises";
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import { PRIVATE_DIR } from "./private_files.ts";
@@ -18,6 +19,15 @@ export const CONFINED_SETTINGS: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * Whether a job's setting names a path that is confined to the data directory: the settings above, and
+ * `browser_init_script` when its value names a file (a job would have it read and run in its pages) rather than being
+ * the script.
+ */
+export function isConfined(setting: string, value: string): boolean {
+  return CONFINED_SETTINGS.has(setting) || (setting === "browser_init_script" && namesInitScriptFile(value));
+}
+
+/**
  * The folders a job's confined file settings need, to be made as it starts: `warc=runs/books.warc` names a file in
  * DIR/data/PROJECT/runs, which the crawl would not make itself. Only folders inside `dataDir` are given (every
  * confined value is, since schedule.json checked it).
@@ -26,7 +36,7 @@ export function confinedFolders(settings: readonly string[], dataDir: string): s
   const folders = new Set<string>();
   for (const pair of settings) {
     const eq = pair.indexOf("=");
-    if (eq < 0 || !CONFINED_SETTINGS.has(pair.slice(0, eq))) continue;
+    if (eq < 0 || !isConfined(pair.slice(0, eq), pair.slice(eq + 1))) continue;
     const folder = dirname(resolve(dataDir, pair.slice(eq + 1)));
     if (inside(dataDir, folder)) folders.add(folder);
   }
@@ -130,7 +140,7 @@ export async function reconfine(settings: readonly string[], dataDir: string): P
   for (const pair of settings) {
     const eq = pair.indexOf("=");
     const setting = pair.slice(0, eq);
-    if (eq < 0 || !CONFINED_SETTINGS.has(setting)) continue;
+    if (eq < 0 || !isConfined(setting, pair.slice(eq + 1))) continue;
     const target = resolve(root, pair.slice(eq + 1));
     if (!inside(root, target) || await leadsOut(root, target)) {
       throw new ConfinementError(

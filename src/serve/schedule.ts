@@ -7,7 +7,7 @@ import { resolveCrawlSettings } from "../settings/check.ts";
 import { Settings, type SettingsInit } from "../settings/settings.ts";
 import { findSetting } from "../settings/table.ts";
 import { spiderAttributeAllowed } from "../spider/callbacks.ts";
-import { CONFINED_SETTINGS, ConfinementError, confinePath } from "./confine.ts";
+import { ConfinementError, confinePath, isConfined } from "./confine.ts";
 import { jobLimitProblem, MAX_JOB_PAIRS, pairLimitProblem, tooManyProblem } from "./job_limits.ts";
 import { isServeName, NAME_RULE } from "./names.ts";
 import type { NewJob, ProjectRegistry, ProjectSpider, ServePaths } from "./types.ts";
@@ -113,7 +113,7 @@ async function checkSettingPairs(pairs: string[], dataDir: string): Promise<stri
       throw new ScheduleError(`setting ${cli} can't be set over HTTP: ${SERVICE_SETTINGS[cli]}`);
     }
     const value = layer.given(key);
-    if (CONFINED_SETTINGS.has(cli) && typeof value === "string") {
+    if (typeof value === "string" && isConfined(cli, value)) {
       checked.push(`${cli}=${await confinePath(cli, value, dataDir)}`);
     } else {
       checked.push(pair);

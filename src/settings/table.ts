@@ -40,6 +40,20 @@ export const BROWSER_RESOURCE_TYPES = [
   "other",
 ];
 
+/**
+ * Whether a `browserBlock` entry is a URL pattern rather than a resource type: it has a `*` or something only a URL has
+ * (`/`, `.`, `:`). A bare word that is no resource type (`pictures`) is neither, and refused as a typo.
+ */
+export function isBlockPattern(entry: string): boolean {
+  return /[*/.:]/.test(entry);
+}
+
+/** The `browserBlock` check: every entry a resource type or a URL pattern. */
+function checkBrowserBlock(list: string[]): string | undefined {
+  if (list.every((entry) => BROWSER_RESOURCE_TYPES.includes(entry) || isBlockPattern(entry))) return undefined;
+  return `must be resource types among ${BROWSER_RESOURCE_TYPES.join(", ")}, or URL globs (with a *, / or .)`;
+}
+
 /** The `hosts` setting's check: each entry's keys and values by the rows they name (src/settings/hosts.ts). */
 function checkHosts(value: Record<string, Record<string, unknown>>): string | undefined {
   try {
@@ -117,6 +131,7 @@ export type SettingValues = {
   browserUploadDir: string | null;
   browserMemory: number | null;
   browserBlock: string[];
+  browserInitScript: string | null;
   logLevel: string;
   statsFile: string | null;
   statsInterval: number;
@@ -571,10 +586,16 @@ export const TABLE: { [K in SettingKey]: SettingRow<SettingValues[K]> } = {
     cli: "browser_block",
     type: "strings",
     default: ["image", "font", "media"],
-    check: (list) =>
-      list.find((type) => !BROWSER_RESOURCE_TYPES.includes(type)) &&
-      `must be resource types among ${BROWSER_RESOURCE_TYPES.join(", ")}`,
-    doc: "Resource types rendered pages do not load (an empty list loads everything)",
+    check: checkBrowserBlock,
+    doc: "Resource types and URL globs rendered pages do not load (an empty list loads everything)",
+  }),
+  browserInitScript: setting<string | null>({
+    cli: "browser_init_script",
+    type: "string",
+    nullable: true,
+    default: null,
+    emptyIsMistake: true,
+    doc: "Script (or a .js file of it) run in every rendered page before the page's own scripts",
   }),
   // Logs and stats (C14)
   logLevel: setting<string>({

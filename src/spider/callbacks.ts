@@ -3,6 +3,7 @@
  * (refusing anything a queued request should not be able to call), and how a callback's result, in whichever
  * style it was written, becomes a stream of items and requests.
  */
+import { FetchError } from "../errors.ts";
 import { Request } from "./request.ts";
 import { Spider, spiderName } from "./spider.ts";
 import type { Page } from "./page.ts";
@@ -18,8 +19,14 @@ export type BoundCallback = (page: Page, cbKwargs?: Record<string, unknown>) => 
 
 /** What an errback is given. */
 export interface Failure {
+  /** What went wrong: a FetchError (with its `reason`), an HttpStatusError, a BlockedError. */
   error: unknown;
+  /** The request that failed. */
   request: Request;
+  /** A rendered request's tab as it failed: a PNG of its viewport, when one could be taken. */
+  screenshot?: Uint8Array;
+  /** A rendered request's page as it failed: its HTML (cut at 2,000,000 characters), when it could be read. */
+  html?: string;
 }
 
 /** Names a queued request may use besides the spider's own methods. */
@@ -345,6 +352,10 @@ export async function* runErrback(spider: Spider, request: Request, error: unkno
   if (request.errback === undefined) return;
   const name = callbackName(spider, request.errback)!;
   const failure: Failure = { error, request };
+  if (error instanceof FetchError) {
+    if (error.screenshot !== undefined) failure.screenshot = error.screenshot;
+    if (error.html !== undefined) failure.html = error.html;
+  }
   yield* normaliseResult(lookupMethod(spider, name).call(spider, failure), name);
 }
 

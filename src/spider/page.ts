@@ -253,6 +253,11 @@ export class Page {
     return this.response.rendered?.screenshots ?? [];
   }
 
+  /** The PDF bytes of the last `pdf` step; undefined when none ran. */
+  get pdf(): Uint8Array | undefined {
+    return this.response.rendered?.pdfs?.at(-1);
+  }
+
   /** The body decoded as text (once, on first use). */
   get text(): string {
     return this.#text ??= decodeBody(this.body, this.encoding);

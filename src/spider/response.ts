@@ -53,6 +53,8 @@ export interface Rendered {
   evaluated: unknown[];
   /** The PNG bytes of each `screenshot` step. */
   screenshots: Uint8Array[];
+  /** The PDF bytes of each `pdf` step. */
+  pdfs: Uint8Array[];
 }
 
 /** Builds a response a middleware can answer a request with, instead of fetching it. */

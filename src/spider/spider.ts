@@ -11,6 +11,7 @@ import type { Rule } from "./rule.ts";
 import type { CallbackResult, Item, Logger } from "./types.ts";
 import type { RequestMiddleware, ResponseMiddleware } from "./middleware.ts";
 import type { Pipeline } from "./pipeline.ts";
+import type { BrowserPage } from "../browser/types.ts";
 
 /** Marks Spider classes across copies of Netweir, so a spider built on another copy is recognised and refused. */
 const SPIDER_BRAND = Symbol.for("netweir.Spider");
@@ -79,6 +80,14 @@ export abstract class Spider {
   /** Whether the alternate-language URLs a sitemap lists (`xhtml:link rel="alternate"`) are crawled too. */
   sitemapAlternateLinks = false;
 
+  /**
+   * Whether a tab the render hooks (`beforeRender`, `afterRender`) had is reused for the next page. By default it is
+   * closed, since a hook may change the tab in ways nothing can undo (an init script, request interception, the
+   * viewport); but a new tab for every page costs (a crawl of 315 rendered pages ran three times slower on a loaded
+   * 2-core machine). Set it to true when your hooks change nothing that outlives the page, or set back what they change.
+   */
+  keepTabsAfterHooks = false;
+
   /** The start requests: `startUrls`, then `sitemapUrls`. Override to build them yourself (Scrapy's start_requests). */
   async *start(): AsyncGenerator<Request> {
     for (const url of this.startUrls) yield new Request({ url });
@@ -110,6 +119,23 @@ export abstract class Spider {
 
   /** Called once when the crawl ends, with its finish reason. */
   closed(_reason: string): void | Promise<void> {}
+
+  /**
+   * Called for each rendered request once its tab is ready and before the page loads, with puppeteer's live page
+   * (`BrowserPage`) and the request. Runs on the main thread, within the request's timeout; what it throws fails the
+   * request (errback reason `browser_hook`). Override it to set a viewport, headers or an init script for the page.
+   *
+   * Hidden from the generated docs, as `BrowserPage` is: its type is puppeteer's (docs/spiders.md shows the hooks).
+   * @ignore
+   */
+  beforeRender(_page: BrowserPage, _request: Request): void | Promise<void> {}
+
+  /**
+   * Called for each rendered request after its steps, once the page has loaded and before its HTML is taken for the
+   * callback, with puppeteer's live page and the request. Runs like `beforeRender`.
+   * @ignore
+   */
+  afterRender(_page: BrowserPage, _request: Request): void | Promise<void> {}
 }
 
 /** A spider's name: its `name`, else its class name. */

@@ -17,6 +17,7 @@ export const STEP_ACTIONS = [
   "set_input_files",
   "call",
   "screenshot",
+  "pdf",
   "dialog",
 ] as const;
 

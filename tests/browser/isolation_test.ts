@@ -9,7 +9,8 @@ import type { AddressInfo } from "node:net";
 import { renderInTab } from "../../src/browser/render.ts";
 import type { TabPool } from "../../src/browser/pool.ts";
 import { Request, type Step } from "../../src/spider/request.ts";
-import { openTestPool, TEST_RENDER_DEPS } from "../helpers/tab_pool.ts";
+import { openTestPool } from "../helpers/tab_pool.ts";
+import { renderDeps } from "../helpers/render_deps.ts";
 
 /** A site whose every page is the same small HTML page; the first sets a cookie by its Set-Cookie header too. */
 async function startSite(): Promise<{ origin: string; close(): Promise<void> }> {
@@ -25,7 +26,7 @@ async function startSite(): Promise<{ origin: string; close(): Promise<void> }> 
   };
 }
 
-const deps = TEST_RENDER_DEPS;
+const deps = renderDeps();
 
 /** Renders `url` with `steps` in a tab of `pool`; returns what its evaluate steps gave, and which tab it was. */
 async function render(pool: TabPool, url: string, steps: Step[]) {

@@ -7,13 +7,14 @@ import assert from "node:assert/strict";
 import { FetchError } from "../../src/errors.ts";
 import type { TabPool } from "../../src/browser/pool.ts";
 import { renderInTab } from "../../src/browser/render.ts";
+import { renderDeps } from "../helpers/render_deps.ts";
 import { Request, type Step } from "../../src/spider/request.ts";
 import { startJsSite } from "../helpers/js_site.ts";
-import { openTestPool, TEST_RENDER_DEPS } from "../helpers/tab_pool.ts";
+import { openTestPool } from "../helpers/tab_pool.ts";
 import { sendSignal } from "../helpers/signal.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
-const deps = TEST_RENDER_DEPS;
+const deps = renderDeps();
 
 const LOAD_ALL: Step[] = [{ click: "#more" }, { wait_for: "body[data-loaded=all]" }];
 

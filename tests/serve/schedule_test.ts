@@ -163,6 +163,22 @@ Deno.test("a file setting that is absolute, climbs with .., or is a URL is refus
   await refused([...BOOKS, ["setting", "har=."]], /names the data directory itself/);
 });
 
+Deno.test("a browser_init_script file is confined like a written path; a script's source passes as given", async () => {
+  await refused(
+    [...BOOKS, ["setting", "browser_init_script=/etc/hostname.js"]],
+    /^browser_init_script "\/etc\/hostname\.js" is an absolute path/,
+  );
+  await refused([...BOOKS, ["setting", "browser_init_script=../x/init.js"]], /contains "\.\."/);
+  await withTempDir(async (dir) => {
+    const job = await schedule([...BOOKS, ["setting", "browser_init_script=scripts/init.js"]], dir);
+    assert.deepEqual(job.settings, [
+      `browser_init_script=${join(servePaths(dir).dataDir("shop"), "scripts", "init.js")}`,
+    ]);
+    const inline = await schedule([...BOOKS, ["setting", "browser_init_script=window.x = 1"]], dir);
+    assert.deepEqual(inline.settings, ["browser_init_script=window.x = 1"]);
+  });
+});
+
 Deno.test("a symlink in the data directory that points outside is refused, followed as far as it exists", async () => {
   await withTempDir(async (dir) => {
     const data = servePaths(dir).dataDir("shop");
