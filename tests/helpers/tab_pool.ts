@@ -46,6 +46,7 @@ export function openTestPool(
       | "endpoint"
       | "reconnectMs"
       | "onDisconnect"
+      | "onPopup"
     >
   > = {},
 ): TabPool {
@@ -65,6 +66,7 @@ export function openTestPool(
     endpoint: options.endpoint,
     reconnectMs: options.reconnectMs,
     onDisconnect: options.onDisconnect,
+    onPopup: options.onPopup,
     onCrash: () => {},
   });
 }
