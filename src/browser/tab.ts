@@ -93,8 +93,8 @@ const STORAGE_TYPES = "local_storage,indexeddb,websql,cache_storage,service_work
 /**
  * Leaves nothing of the tab's last request for its next one: the storage of every origin it showed (local and
  * session storage, IndexedDB, caches, service workers), and, when `cookies` is false, every cookie of its context.
- * The tab's context is its own, so no other tab's page loses anything. Measured on Chromium 156: about 3 ms an
- * origin, 5 ms for the cookies.
+ * The tab's context is its own, so no other tab's page loses anything. Measured with scripts/bench/tab_cleaning.ts
+ * (load average about 40): a median of 6 ms a page, 12 ms with the cookies cleared too.
  */
 export async function cleanTab(tab: Tab, cookies: boolean): Promise<void> {
   for (const frame of tab.page.frames()) tab.origins.add(originOf(frame.url()));

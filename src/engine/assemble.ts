@@ -6,7 +6,6 @@
  * an `-O` file its old contents.
  */
 import { checkBrowserAtStart } from "../browser/find_browser.ts";
-import { checkEndpointAtStart } from "../browser/endpoint.ts";
 import { createLogger, type LogFormat, type LogLevel } from "../log.ts";
 import { refuseCloudOutputWithQueue } from "../output/cloud/queue_refusal.ts";
 import { checkCrawlPaths } from "../output/crawl_paths.ts";
@@ -65,7 +64,8 @@ export async function assembleCrawl(spider: Spider, options: AssemblyOptions): P
   });
   refuseCloudOutputWithQueue(options.outputs.map((output) => output.path), settings.queue);
   checkBrowserAtStart(spider, settings);
-  await checkEndpointAtStart(settings);
+  // Loaded only when used: a crawl that renders nothing loads no module of the browser's but the start check above.
+  if (settings.browserEndpoint !== null) await (await import("../browser/endpoint.ts")).checkEndpointAtStart(settings);
   // The deltafetch record and the checkpoint are SQLite, and Node would print an experimental-feature warning.
   if (settings.deltafetch !== null || settings.checkpoint !== null) runtime.quietSqliteWarning();
   const targets = options.outputs.map((output) => parseFeedTarget(output.path, output.overwrite));

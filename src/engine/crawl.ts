@@ -430,8 +430,9 @@ export class Crawl {
    * there are free tabs.
    */
   async #withinTabs(leases: Lease[]): Promise<Lease[]> {
-    if (this.settings.queue === null) return leases;
     const fetchers = this.#ctx.fetchers;
+    // A crawl of plain requests pays one check a leased request, and nothing a request it holds.
+    if (this.settings.queue === null || !leases.some((lease) => fetchers.renders(lease.request))) return leases;
     let free = this.settings.browserTabs;
     for (const pending of this.#inFlight.values()) if (fetchers.renders(pending.request)) free--;
     for (const list of this.#waiting.values()) {

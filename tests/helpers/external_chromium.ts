@@ -57,6 +57,8 @@ export async function startExternalChromium(port = 0, profile?: string): Promise
     "--disable-gpu",
     "--disable-dev-shm-usage",
     "--no-first-run",
+    // As puppeteer starts Chromium: pages may open windows, so the crawl's own popup guard is what stops them.
+    "--disable-popup-blocking",
     `--user-data-dir=${dir}`,
     "--remote-debugging-address=127.0.0.1",
     `--remote-debugging-port=${port}`,
@@ -91,7 +93,8 @@ export async function startExternalChromium(port = 0, profile?: string): Promise
     close: async () => {
       if (running()) child.kill("SIGKILL");
       await exited;
-      await rm(dir, { recursive: true, force: true });
+      // Its helper processes exit a moment after the main one, and may still write to the profile meanwhile.
+      await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
     },
   };
 }

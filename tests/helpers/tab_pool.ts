@@ -18,6 +18,7 @@ export function openTestPool(
       | "endpoint"
       | "reconnectMs"
       | "onDisconnect"
+      | "onPopup"
     >
   > = {},
 ): TabPool {
@@ -37,6 +38,7 @@ export function openTestPool(
     endpoint: options.endpoint,
     reconnectMs: options.reconnectMs,
     onDisconnect: options.onDisconnect,
+    onPopup: options.onPopup,
     onCrash: () => {},
   });
 }
