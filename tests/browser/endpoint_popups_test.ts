@@ -9,7 +9,8 @@ import type { AddressInfo } from "node:net";
 import { renderInTab } from "../../src/browser/render.ts";
 import { Request } from "../../src/spider/request.ts";
 import { OWN_TAB, startExternalChromium } from "../helpers/external_chromium.ts";
-import { openTestPool, TEST_RENDER_DEPS } from "../helpers/tab_pool.ts";
+import { openTestPool } from "../helpers/tab_pool.ts";
+import { renderDeps } from "../helpers/render_deps.ts";
 
 Deno.test("in a browser elsewhere a page's popup is closed unfetched, and the browser's own tab is left alone", async () => {
   const asked: string[] = [];
@@ -31,7 +32,7 @@ Deno.test("in a browser elsewhere a page's popup is closed unfetched, and the br
     const signal = new AbortController().signal;
     const tab = await pool.acquire(undefined, signal);
     try {
-      await renderInTab(tab, new Request({ url: `${origin}/opener`, render: true }), TEST_RENDER_DEPS, 20, signal);
+      await renderInTab(tab, new Request({ url: `${origin}/opener`, render: true }), renderDeps(), 20, signal);
     } finally {
       await pool.release(tab, true);
     }
