@@ -70,12 +70,19 @@ function denoJson(): string {
  * `npm init -y`, `"type": "commonjs"`, would load them as CommonJS and fail) and lists netweir, this version.
  */
 function packageJson(name: string): string {
-  const config = { name, private: true, type: "module", dependencies: { netweir: VERSION } };
+  // The single binary holds the library and resolves "netweir" itself: nothing to install.
+  const dependencies = runtime.standalone ? {} : { dependencies: { netweir: VERSION } };
+  const config = { name, private: true, type: "module", ...dependencies };
   return JSON.stringify(config, null, 2) + "\n";
 }
 
+/** How the project's README and the closing hint run Netweir: npx for the npm package, the command itself otherwise. */
+function runWord(): string {
+  return runtime.name === "node" && !runtime.standalone ? "npx netweir" : "netweir";
+}
+
 function readme(name: string): string {
-  const run = runtime.name === "node" ? "npx netweir" : "netweir";
+  const run = runWord();
   return `# ${name}
 
 A Netweir project. Its spiders are the files in \`spiders/\`; \`spiders/example.ts\` collects the
@@ -128,9 +135,12 @@ export async function startProject(name: string): Promise<string> {
     await writeFile(join(directory, "package.json"), packageJson(name));
     // `import ... from "netweir"` finds this very installation, as deno.json's import map does under Deno: with
     // npx or a global install there is no node_modules above the project to find it in. `npm install` replaces
-    // the link with the same version from the registry.
-    await mkdir(join(directory, "node_modules"));
-    await symlink(PACKAGE_DIR, join(directory, "node_modules", "netweir"), "junction");
+    // the link with the same version from the registry. The single binary has no such directory (its library is
+    // inside it) and needs none: it resolves "netweir" in a spider itself.
+    if (!runtime.standalone) {
+      await mkdir(join(directory, "node_modules"));
+      await symlink(PACKAGE_DIR, join(directory, "node_modules", "netweir"), "junction");
+    }
   } else await writeFile(join(directory, "deno.json"), denoJson());
   await writeFile(join(directory, "README.md"), readme(name));
   return directory;
@@ -146,7 +156,8 @@ export function addStartProjectCommand(program: Command, context: CommandContext
       `
 NAME (a letter, then letters, digits, "_" or "-") becomes a new directory holding spiders/example.ts,
 README.md and, under Deno, deno.json (mapping "netweir" to this installation); under Node, package.json
-("type": "module") and node_modules/netweir (a link to this installation). An existing NAME is left alone (exit 1).`,
+("type": "module") and node_modules/netweir (a link to this installation; the single binary needs none). An
+existing NAME is left alone (exit 1).`,
     )
     .action(async (name: string) => {
       await startProject(name);
@@ -154,9 +165,7 @@ README.md and, under Deno, deno.json (mapping "netweir" to this installation); u
         `created ${name}/ with spiders/example.ts, ${
           runtime.name === "node" ? "package.json" : "deno.json"
         } and README.md\n` +
-          `try: cd ${name} && ${
-            runtime.name === "node" ? "npx " : ""
-          }netweir crawl spiders/example.ts -o items.jsonl\n`,
+          `try: cd ${name} && ${runWord()} crawl spiders/example.ts -o items.jsonl\n`,
       );
     });
 }

@@ -100,6 +100,7 @@ export const denoRuntime: Runtime = {
   environment: () => Deno.env.toObject(),
   cwd: () => Deno.cwd(),
   exit: (code) => Deno.exit(code),
+  standalone: false,
   selfCommand: (cliPath) => ({ command: Deno.execPath(), args: ["run", "-A", "--quiet", ...v8FlagArgs(), cliPath] }),
   // Deno takes V8 flags only at start (node:v8's setFlagsFromString does nothing there): see selfCommand.
   tuneHeap: (_restart?: boolean) => false,

@@ -266,6 +266,9 @@ export const nodeRuntime: Runtime = {
   exit: (code) => process.exit(code),
   // In the single binary (deno task build:binary) the executable is the whole program: it takes no script path.
   selfCommand,
+  get standalone() {
+    return isSingleExecutable();
+  },
   tuneHeap,
   cacheCompiledCode() {
     // Node 22.1 and later; a single executable carries its code cache itself, and strips TypeScript with its own hooks.

@@ -93,6 +93,11 @@ export interface Runtime {
    */
   selfCommand(cliPath: string): { command: string; args: string[] };
   /**
+   * Whether this process is the single binary (dist/netweir): the library is inside it, so there is no package
+   * directory on disk to point a project at, and `netweir` is the command itself rather than `npx netweir`.
+   */
+  readonly standalone: boolean;
+  /**
    * Gives this process the crawl's V8 heap settings (heap_flags.ts), leaving alone any the user set. Node takes the
    * old generation's growth in-process; the young generation's size only at start, so with `restart` (a crawl, which
    * runs long enough to pay for it) Node starts the program again in place with it. Deno reads V8 flags only at

@@ -3,6 +3,7 @@
  * node_modules runs it: PATH holds nothing but a directory with the binary in it, and HOME is empty.
  */
 import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
 import { spawn } from "node:child_process";
 import { copyFile, link, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -145,6 +146,15 @@ export class Threads extends Spider {
     const project = await box.netweir(["startproject", "books"]);
     assert.equal(project.code, 0, project.stderr);
     assert.match(await readFile(join(box.work, "books", "spiders", "example.ts"), "utf8"), /from "netweir"/);
+    // The binary's project needs nothing installed: no link to a package directory that is inside the binary, no
+    // npx, and its spider imports "netweir" from the binary itself.
+    assert.equal(project.stdout.split("\n")[1], "try: cd books && netweir crawl spiders/example.ts -o items.jsonl");
+    assert.equal(existsSync(join(box.work, "books", "node_modules")), false);
+    assert.equal(JSON.parse(await readFile(join(box.work, "books", "package.json"), "utf8")).dependencies, undefined);
+    assert.doesNotMatch(await readFile(join(box.work, "books", "README.md"), "utf8"), /npx/);
+    const listed = await box.netweir(["list", "books/spiders"]);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.equal(listed.stdout, "example\tbooks/spiders/example.ts\n");
   } finally {
     await rm(box.dir, { recursive: true, force: true });
     await site.close();
