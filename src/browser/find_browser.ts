@@ -52,9 +52,9 @@ export function findBrowser(browserPath: string | null): string {
  */
 export function checkBrowserAtStart(
   spider: Parameters<typeof spiderMayRender>[0],
-  settings: { browserPath: string | null },
+  settings: { browserPath: string | null; render?: string | null },
 ): void {
-  if (settings.browserPath === null && !spiderMayRender(spider)) return;
+  if (settings.browserPath === null && settings.render !== "auto" && !spiderMayRender(spider)) return;
   try {
     findBrowser(settings.browserPath);
   } catch (error) {

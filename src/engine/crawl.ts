@@ -32,6 +32,7 @@ import { containUncaught } from "./uncaught.ts";
 import { ItemMonitor } from "./item_monitor.ts";
 import type { ItemSchema } from "./item_schema.ts";
 import { judgeMonitors } from "./monitors.ts";
+import { RenderAuto } from "./render_auto.ts";
 
 /** What a {@link Crawl} runs with besides its spider. */
 export interface CrawlOptions {
@@ -195,6 +196,7 @@ export class Crawl {
       finish: (lease, yielded) => this.#finishLater(lease, yielded),
       downloader,
       fetchers: new Fetchers(http, () => openBrowser(ctx, http), hostRenders(this.settings.hosts)),
+      renderAuto: new RenderAuto(this.settings, spider, this.stats, this.#log, hostRenders(this.settings.hosts)),
       cache: undefined,
       deltafetch: undefined,
       archives: undefined,

@@ -18,6 +18,8 @@ import type { Item } from "../spider/types.ts";
 import type { CrawlContext } from "./context.ts";
 import { hrefParts } from "../spider/href_parts.ts";
 import { crawledLine } from "./crawled_line.ts";
+import type { AutoPlan } from "./render_auto.ts";
+import { comparedOutputs } from "./render_compare.ts";
 
 /** A leased request on its way through this process. */
 export interface Pending {
@@ -28,6 +30,8 @@ export interface Pending {
   notBefore: number;
   /** Set once request middlewares and robots.txt have let it through. */
   admitted: boolean;
+  /** How a `render: "auto"` request is fetched this time (planned at each download); undefined for any other. */
+  auto?: AutoPlan;
 }
 
 export type Outcome =
@@ -79,9 +83,16 @@ async function admit(ctx: CrawlContext, pending: Pending): Promise<FetchedRespon
   return true;
 }
 
-async function download(ctx: CrawlContext, request: Request): Promise<FetchedResponse | FetchError | RedirectRefused> {
+async function download(ctx: CrawlContext, pending: Pending): Promise<FetchedResponse | FetchError | RedirectRefused> {
+  let request = pending.request;
+  const auto = pending.auto = ctx.renderAuto.plan(request);
+  if (auto?.render) {
+    // A page to compare goes to the browser as render: "auto", which keeps its document (see render_compare.ts).
+    const render = auto.compare ? "auto" : true;
+    if (request.render !== render) request = request.replace({ render });
+  }
   try {
-    const fetcher = await ctx.fetchers.fetcherFor(request);
+    const fetcher = await ctx.fetchers.fetcherFor(request, auto?.render);
     return await fetcher.fetch(request, {
       signal: ctx.signal,
       checkRedirect: (target) => checkRedirect(ctx, request, target),
@@ -127,7 +138,7 @@ export async function processPending(ctx: CrawlContext, pending: Pending): Promi
       if (admitted !== true) return await handleResponse(ctx, pending, admitted);
     }
     if (ctx.signal.aborted) return ABANDONED;
-    outcome = await download(ctx, pending.request);
+    outcome = await download(ctx, pending);
     if (ctx.signal.aborted) return ABANDONED;
     if (outcome instanceof FetchError || outcome instanceof RedirectRefused) closeSlot(0, 0);
     else {
@@ -258,7 +269,10 @@ async function handleResponse(ctx: CrawlContext, pending: Pending, response: Fet
     }
     return await finishWith(ctx, pending, runErrback(ctx.spider, pending.request, error), undefined);
   }
-  const outputs = ctx.workers
+  const auto = pending.auto;
+  const outputs = auto?.compare
+    ? comparedOutputs(ctx, auto, pending.request, response)
+    : ctx.workers
     ? fromWorker(ctx.workers.run(pending.request, response))
     : drainPage(ctx, new Page(response, pending.request));
   // Not awaited, so that this frame does not hold the response while the items are written (see processPending).

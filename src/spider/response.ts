@@ -53,6 +53,11 @@ export interface Rendered {
   evaluated: unknown[];
   /** The PNG bytes of each `screenshot` step. */
   screenshots: Uint8Array[];
+  /**
+   * The main document as the server sent it, kept for a `render: "auto"` request only: its callback runs on it too,
+   * to find out whether rendering changed anything (src/engine/render_compare.ts).
+   */
+  document?: FetchedResponse;
 }
 
 /** Builds a response a middleware can answer a request with, instead of fetching it. */

@@ -1,0 +1,162 @@
+/**
+ * `render: "auto"`: which requests go to the browser, decided per kind of page from what rendering changes. The first
+ * pages of a kind are rendered and their callback run twice, on the rendered DOM and on the document as the server
+ * sent it (render_compare.ts); once `renderAutoSample` of them agree, the kind is fetched over plain HTTP, and one page
+ * in 1 / `renderAutoRecheck` of it is rendered and compared again. A kind whose two results ever differ is rendered
+ * from then on. Decisions belong to this process (see docs/design/browser.md for why not to Redis).
+ */
+import { callbackName } from "../spider/callbacks.ts";
+import type { Request } from "../spider/request.ts";
+import type { Spider } from "../spider/spider.ts";
+import { rendersIn } from "../spider/steps.ts";
+import type { Logger } from "../spider/types.ts";
+import type { Stats } from "./stats.ts";
+
+/** How an auto request is fetched this time. */
+export interface AutoPlan {
+  /** Its kind (see pageKind). */
+  kind: string;
+  /** Whether it goes to the browser. */
+  render: boolean;
+  /** Whether its callback is also run on the plain document and the two results compared (only when rendered). */
+  compare: boolean;
+}
+
+/** What a comparison found: the same outputs, different ones (with what differed), or nothing to go by. */
+export type Verdict = { same: true } | { same: false; detail: string } | { inconclusive: string };
+
+/** Where a kind stands: still being sampled, rendered for good, or fetched plainly (and re-checked now and then). */
+interface KindState {
+  state: "sampling" | "render" | "plain";
+  /** Samples that agreed so far (sampling). */
+  agreed: number;
+  /** Pages fetched plainly since the last re-check was planned (plain). */
+  sinceCheck: number;
+}
+
+/** The settings `render: "auto"` reads. */
+export interface RenderAutoSettings {
+  render: string | null;
+  renderAutoSample: number;
+  renderAutoRecheck: number;
+}
+
+/**
+ * A request's kind: who handles it (its rule, else its callback's name), its host, and the shape of its path: the
+ * first segment when the path has more than one, then `*` for each further segment (`/product/17` is
+ * `/product/*`, `/catalogue/a-book_12/index.html` is `/catalogue/*\/*`, any one-segment path is `/*`, the root `/`).
+ * Query strings are left out. `meta.render_kind` (a string) names the kind outright, for sites whose URLs say nothing.
+ */
+export function pageKind(spider: Spider, request: Request): string {
+  const named = request.meta.render_kind;
+  if (typeof named === "string" && named !== "") return named;
+  let handler: string;
+  if (request.rule !== undefined) handler = `rule ${request.rule}`;
+  else {
+    try {
+      handler = callbackName(spider, request.callback) ?? "parse";
+    } catch {
+      handler = "callback";
+    }
+  }
+  const url = new URL(request.url);
+  return `${handler} ${url.host}${pathShape(url.pathname)}`;
+}
+
+function pathShape(path: string): string {
+  const segments = path.split("/").filter((segment) => segment !== "");
+  if (segments.length === 0) return "/";
+  if (segments.length === 1) return "/*";
+  return `/${segments[0]}${"/*".repeat(segments.length - 1)}`;
+}
+
+/** One crawl's auto-rendering decisions: an object per crawl, so two crawls in one process decide apart. */
+export class RenderAuto {
+  readonly #settings: RenderAutoSettings;
+  readonly #spider: Spider;
+  readonly #stats: Stats;
+  readonly #log: Logger;
+  readonly #hostRenders: (host: string) => boolean;
+  readonly #kinds = new Map<string, KindState>();
+  /** Re-check one plain page in this many; 0 for never. */
+  readonly #recheckEvery: number;
+
+  constructor(
+    settings: RenderAutoSettings,
+    spider: Spider,
+    stats: Stats,
+    log: Logger,
+    hostRenders: (host: string) => boolean,
+  ) {
+    this.#settings = settings;
+    this.#spider = spider;
+    this.#stats = stats;
+    this.#log = log;
+    this.#hostRenders = hostRenders;
+    const share = settings.renderAutoRecheck;
+    this.#recheckEvery = share > 0 ? Math.max(1, Math.round(1 / share)) : 0;
+  }
+
+  /**
+   * How to fetch a request, or undefined when it is not auto: `render: true` and steps force the browser, a host
+   * whose `hosts` entry renders forces it too, and `render: false` is plain unless the `render` setting is `auto`.
+   */
+  plan(request: Request): AutoPlan | undefined {
+    if (rendersIn(request) || this.#hostRenders(request.host)) return undefined;
+    if (request.render !== "auto" && this.#settings.render !== "auto") return undefined;
+    const kind = pageKind(this.#spider, request);
+    let state = this.#kinds.get(kind);
+    if (state === undefined) this.#kinds.set(kind, state = { state: "sampling", agreed: 0, sinceCheck: 0 });
+    let plan: AutoPlan;
+    if (state.state === "sampling") plan = { kind, render: true, compare: true };
+    else if (state.state === "render") plan = { kind, render: true, compare: false };
+    else if (this.#recheckEvery > 0 && ++state.sinceCheck >= this.#recheckEvery) {
+      state.sinceCheck = 0;
+      plan = { kind, render: true, compare: true };
+    } else plan = { kind, render: false, compare: false };
+    this.#count(kind, plan.render ? "rendered" : "plain");
+    return plan;
+  }
+
+  /** Takes a comparison's verdict on a page of `kind` into the kind's decision; logs a line when the decision changes. */
+  settle(kind: string, verdict: Verdict, url: string): void {
+    const state = this.#kinds.get(kind);
+    if (state === undefined) return;
+    if ("inconclusive" in verdict) {
+      this.#count(kind, "inconclusive");
+      this.#log.debug(`render auto: ${kind}: no comparison on ${url} (${verdict.inconclusive})`);
+      return;
+    }
+    this.#count(kind, "compared");
+    if (!verdict.same) {
+      this.#count(kind, "differed");
+      if (state.state === "render") return;
+      const was = state.state;
+      state.state = "render";
+      this.#stats.inc("render.auto.kinds_rendered");
+      if (was === "plain") this.#stats.inc("render.auto.switched_back");
+      this.#log.info(
+        `render auto: ${kind} renders from now on: ${url} ${
+          was === "plain" ? "re-checked" : "sampled"
+        } differs with and without the browser (${verdict.detail})`,
+      );
+      return;
+    }
+    if (state.state !== "sampling") return;
+    state.agreed++;
+    if (state.agreed < this.#settings.renderAutoSample) return;
+    state.state = "plain";
+    this.#stats.inc("render.auto.kinds_plain");
+    const recheck = this.#recheckEvery > 0 ? `re-checking 1 page in ${this.#recheckEvery}` : "never re-checked";
+    this.#log.info(
+      `render auto: ${kind} goes over plain HTTP from now on: ${state.agreed} sampled pages were the same with and ` +
+        `without the browser (${recheck})`,
+    );
+  }
+
+  /** Counts under `render.auto.NAME` and under the kind's own `render.auto.KIND.NAME`. */
+  #count(kind: string, name: string): void {
+    this.#stats.inc(`render.auto.${name}`);
+    this.#stats.inc(`render.auto.${kind}.${name}`);
+  }
+}
