@@ -85,7 +85,8 @@ async function admit(ctx: CrawlContext, pending: Pending): Promise<FetchedRespon
 
 async function download(ctx: CrawlContext, pending: Pending): Promise<FetchedResponse | FetchError | RedirectRefused> {
   let request = pending.request;
-  const auto = pending.auto = ctx.renderAuto.plan(request);
+  const planned = ctx.renderAuto.plan(request, ctx.signal);
+  const auto = pending.auto = planned instanceof Promise ? await planned : planned;
   if (auto?.render) {
     // A page to compare goes to the browser as render: "auto", which keeps its document (see render_compare.ts).
     const render = auto.compare ? "auto" : true;
@@ -122,8 +123,16 @@ export async function checkRedirect(
   return undefined;
 }
 
-/** Runs one pending request to its outcome. The caller has started the request's slot. */
-export async function processPending(ctx: CrawlContext, pending: Pending): Promise<Outcome> {
+/**
+ * Runs one pending request to its outcome. The caller has started the request's slot. A `render: "auto"` page's
+ * plan is released at the end, however it ended (see AutoPlan.release).
+ */
+export function processPending(ctx: CrawlContext, pending: Pending): Promise<Outcome> {
+  const outcome = runPending(ctx, pending);
+  return outcome.finally(() => pending.auto?.release());
+}
+
+async function runPending(ctx: CrawlContext, pending: Pending): Promise<Outcome> {
   const host = pending.request.host;
   let outcome: FetchedResponse | FetchError | RedirectRefused;
   let slotOpen = true;
@@ -145,6 +154,7 @@ export async function processPending(ctx: CrawlContext, pending: Pending): Promi
       closeSlot(outcome.latency, outcome.status, retryAfterSeconds(outcome));
       ctx.stats.status(outcome.status);
       ctx.stats.inc("bytes", outcome.body.byteLength);
+      if (outcome.source === "browser") ctx.stats.inc("browser.pages");
       // Checked here rather than left to the logger, so a crawl at info level builds no line per page.
       if (ctx.settings.logLevel === "debug") ctx.log.debug(crawledLine(pending.request, outcome));
     }

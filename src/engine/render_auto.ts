@@ -20,6 +20,11 @@ export interface AutoPlan {
   render: boolean;
   /** Whether its callback is also run on the plain document and the two results compared (only when rendered). */
   compare: boolean;
+  /**
+   * Called once the page is done with, however it ended (compared, failed, retried, abandoned): a sample that ends
+   * without a verdict frees its place for another page of the kind. Calling it again does nothing.
+   */
+  release(): void;
 }
 
 /** What a comparison found: the same outputs, different ones (with what differed), or nothing to go by. */
@@ -32,6 +37,10 @@ interface KindState {
   agreed: number;
   /** Pages fetched plainly since the last re-check was planned (plain). */
   sinceCheck: number;
+  /** Samples under way (sampling). */
+  out: number;
+  /** Pages waiting for a sample to end before they are planned (sampling). */
+  waiters: Array<() => void>;
 }
 
 /** The settings `render: "auto"` reads. */
@@ -100,22 +109,53 @@ export class RenderAuto {
   /**
    * How to fetch a request, or undefined when it is not auto: `render: true` and steps force the browser, a host
    * whose `hosts` entry renders forces it too, and `render: false` is plain unless the `render` setting is `auto`.
+   * While a kind is sampled, only as many of its pages as the sample still needs are out at once: the others wait
+   * (a promise) for the verdict, rather than all render while it is not known whether they need to.
    */
-  plan(request: Request): AutoPlan | undefined {
+  plan(request: Request, signal?: AbortSignal): AutoPlan | undefined | Promise<AutoPlan> {
     if (rendersIn(request) || this.#hostRenders(request.host)) return undefined;
     if (request.render !== "auto" && this.#settings.render !== "auto") return undefined;
     const kind = pageKind(this.#spider, request);
     let state = this.#kinds.get(kind);
-    if (state === undefined) this.#kinds.set(kind, state = { state: "sampling", agreed: 0, sinceCheck: 0 });
-    let plan: AutoPlan;
-    if (state.state === "sampling") plan = { kind, render: true, compare: true };
-    else if (state.state === "render") plan = { kind, render: true, compare: false };
-    else if (this.#recheckEvery > 0 && ++state.sinceCheck >= this.#recheckEvery) {
-      state.sinceCheck = 0;
-      plan = { kind, render: true, compare: true };
-    } else plan = { kind, render: false, compare: false };
-    this.#count(kind, plan.render ? "rendered" : "plain");
-    return plan;
+    if (state === undefined) {
+      this.#kinds.set(kind, state = { state: "sampling", agreed: 0, sinceCheck: 0, out: 0, waiters: [] });
+    }
+    return this.#planKind(kind, state, signal);
+  }
+
+  #planKind(kind: string, state: KindState, signal: AbortSignal | undefined): AutoPlan | Promise<AutoPlan> {
+    let release = () => {};
+    let render = true;
+    let compare = false;
+    if (state.state === "sampling") {
+      if (state.out >= this.#settings.renderAutoSample - state.agreed && !signal?.aborted) {
+        return new Promise<void>((resolve) => {
+          state.waiters.push(resolve);
+          signal?.addEventListener("abort", () => resolve(), { once: true });
+        }).then(() => this.#planKind(kind, state, signal));
+      }
+      state.out++;
+      compare = true;
+      let released = false;
+      release = () => {
+        if (released) return;
+        released = true;
+        state.out--;
+        this.#wake(state);
+      };
+    } else if (state.state === "plain") {
+      compare = this.#recheckEvery > 0 && ++state.sinceCheck >= this.#recheckEvery;
+      if (compare) state.sinceCheck = 0;
+      render = compare;
+    }
+    this.#count(kind, render ? "rendered" : "plain");
+    return { kind, render, compare, release };
+  }
+
+  /** Lets the pages waiting on a kind's sample plan again (the kind was decided, or a sample ended undecided). */
+  #wake(state: KindState): void {
+    const waiters = state.waiters.splice(0);
+    for (const wake of waiters) wake();
   }
 
   /** Takes a comparison's verdict on a page of `kind` into the kind's decision; logs a line when the decision changes. */
@@ -133,6 +173,7 @@ export class RenderAuto {
       if (state.state === "render") return;
       const was = state.state;
       state.state = "render";
+      this.#wake(state);
       this.#stats.inc("render.auto.kinds_rendered");
       if (was === "plain") this.#stats.inc("render.auto.switched_back");
       this.#log.info(
@@ -146,6 +187,7 @@ export class RenderAuto {
     state.agreed++;
     if (state.agreed < this.#settings.renderAutoSample) return;
     state.state = "plain";
+    this.#wake(state);
     this.#stats.inc("render.auto.kinds_plain");
     const recheck = this.#recheckEvery > 0 ? `re-checking 1 page in ${this.#recheckEvery}` : "never re-checked";
     this.#log.info(

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { Request, Rule, Spider } from "../../mod.ts";
-import { pageKind, RenderAuto } from "../../src/engine/render_auto.ts";
+import { type AutoPlan, pageKind, RenderAuto } from "../../src/engine/render_auto.ts";
 import { compareRuns } from "../../src/engine/render_compare.ts";
 import { Stats } from "../../src/engine/stats.ts";
 import { createLogger } from "../../src/log.ts";
@@ -16,6 +16,14 @@ class Shop extends Spider {
 }
 
 const spider = new Shop();
+
+/** A plan made at once (not waiting on a sample), without its release. */
+function now(planned: ReturnType<RenderAuto["plan"]>) {
+  assert.ok(!(planned instanceof Promise), "the plan waits");
+  if (planned === undefined) return undefined;
+  const { release: _release, ...plan } = planned;
+  return plan;
+}
 
 function auto(settings: Partial<{ render: string | null; renderAutoSample: number; renderAutoRecheck: number }> = {}) {
   const stats = new Stats();
@@ -47,20 +55,24 @@ Deno.test("a sampled kind that agrees goes plain, one page in 1/recheck is compa
   const { decide, stats, lines } = auto();
   const request = new Request({ url: "http://shop.test/product/1", render: "auto", callback: "product" });
   const kind = "product shop.test/product/*";
-  assert.deepEqual(decide.plan(request), { kind, render: true, compare: true });
+  const first = decide.plan(request) as AutoPlan;
+  assert.deepEqual(now(first), { kind, render: true, compare: true });
   decide.settle(kind, { same: true }, request.url);
-  assert.deepEqual(decide.plan(request), { kind, render: true, compare: true });
+  first.release();
+  const second = decide.plan(request) as AutoPlan;
+  assert.deepEqual(now(second), { kind, render: true, compare: true });
   decide.settle(kind, { inconclusive: "no document" }, request.url);
-  assert.equal(decide.plan(request)?.compare, true, "an inconclusive comparison does not count");
+  second.release();
+  assert.equal(now(decide.plan(request))?.compare, true, "an inconclusive comparison does not count");
   decide.settle(kind, { same: true }, request.url);
   assert.equal(lines.filter((line) => line.includes("plain HTTP from now on")).length, 1);
   // Plain now, with every 4th page (recheck 0.25) rendered and compared.
-  const plans = Array.from({ length: 8 }, () => decide.plan(request));
+  const plans = Array.from({ length: 8 }, () => now(decide.plan(request)));
   assert.deepEqual(plans.map((plan) => plan?.render), [false, false, false, true, false, false, false, true]);
   decide.settle(kind, { same: true }, request.url);
-  assert.equal(decide.plan(request)?.render, false);
+  assert.equal(now(decide.plan(request))?.render, false);
   decide.settle(kind, { same: false, detail: "items: 1 rendered, 0 plain" }, request.url);
-  assert.deepEqual(decide.plan(request), { kind, render: true, compare: false });
+  assert.deepEqual(now(decide.plan(request)), { kind, render: true, compare: false });
   assert.equal(stats.get("render.auto.switched_back"), 1);
   assert.equal(stats.get(`render.auto.${kind}.differed`), 1);
   assert.equal(stats.get(`render.auto.${kind}.compared`), 4);
@@ -70,16 +82,16 @@ Deno.test("a sampled kind that agrees goes plain, one page in 1/recheck is compa
 
 Deno.test("render: true, steps, a rendering host and plain requests without the setting are not auto; the setting makes plain ones auto", () => {
   const { decide } = auto();
-  assert.equal(decide.plan(new Request({ url: "http://shop.test/a/1", render: true })), undefined);
+  assert.equal(now(decide.plan(new Request({ url: "http://shop.test/a/1", render: true }))), undefined);
   assert.equal(
-    decide.plan(new Request({ url: "http://shop.test/a/1", render: "auto", steps: [{ click: "#x" }] })),
+    now(decide.plan(new Request({ url: "http://shop.test/a/1", render: "auto", steps: [{ click: "#x" }] }))),
     undefined,
   );
-  assert.equal(decide.plan(new Request({ url: "http://always.test/a/1", render: "auto" })), undefined);
-  assert.equal(decide.plan(new Request("http://shop.test/a/1")), undefined);
+  assert.equal(now(decide.plan(new Request({ url: "http://always.test/a/1", render: "auto" }))), undefined);
+  assert.equal(now(decide.plan(new Request("http://shop.test/a/1"))), undefined);
   const setting = auto({ render: "auto" }).decide;
-  assert.equal(setting.plan(new Request("http://shop.test/a/1"))?.compare, true);
-  assert.equal(setting.plan(new Request({ url: "http://shop.test/a/1", steps: [{ click: "#x" }] })), undefined);
+  assert.equal(now(setting.plan(new Request("http://shop.test/a/1")))?.compare, true);
+  assert.equal(now(setting.plan(new Request({ url: "http://shop.test/a/1", steps: [{ click: "#x" }] }))), undefined);
 });
 
 Deno.test("with recheck 0 a plain kind is never rendered again", () => {
@@ -87,7 +99,38 @@ Deno.test("with recheck 0 a plain kind is never rendered again", () => {
   const request = new Request({ url: "http://shop.test/a/1", render: "auto" });
   decide.plan(request);
   decide.settle("parse shop.test/a/*", { same: true }, request.url);
-  assert.ok(Array.from({ length: 100 }, () => decide.plan(request)).every((plan) => plan?.render === false));
+  assert.ok(Array.from({ length: 100 }, () => now(decide.plan(request))).every((plan) => plan?.render === false));
+});
+
+Deno.test("while a kind is sampled, pages beyond what the sample still needs wait for its verdict, then go as it says", async () => {
+  const { decide } = auto({ renderAutoSample: 2, renderAutoRecheck: 0 });
+  const request = new Request({ url: "http://shop.test/a/1", render: "auto" });
+  const kind = "parse shop.test/a/*";
+  const [one, two] = [decide.plan(request) as AutoPlan, decide.plan(request) as AutoPlan];
+  assert.ok(one.compare && two.compare);
+  const waiting = [decide.plan(request), decide.plan(request)];
+  assert.ok(waiting.every((plan) => plan instanceof Promise), "the third and fourth page wait");
+  // A sample that ends without a verdict (a failed download) lets one waiting page be a sample in its place.
+  one.release();
+  const replacement = await waiting[0] as AutoPlan;
+  assert.equal(replacement.compare, true);
+  assert.ok(decide.plan(request) instanceof Promise, "still two samples out");
+  for (const sample of [two, replacement]) {
+    decide.settle(kind, { same: true }, request.url);
+    sample.release();
+  }
+  assert.deepEqual(now(await waiting[1]), { kind, render: false, compare: false });
+});
+
+Deno.test("a page waiting on a sample goes on when the crawl stops", async () => {
+  const { decide } = auto({ renderAutoSample: 1 });
+  const request = new Request({ url: "http://shop.test/a/1", render: "auto" });
+  decide.plan(request);
+  const stop = new AbortController();
+  const waiting = decide.plan(request, stop.signal);
+  assert.ok(waiting instanceof Promise);
+  stop.abort();
+  assert.equal((await waiting).render, true);
 });
 
 Deno.test("two runs compare equal when their items match whatever the key order and their links match as a set", () => {
