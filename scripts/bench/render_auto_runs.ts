@@ -6,7 +6,7 @@
  * - all rendered: every request `render: true`;
  * - hybrid: listings `render: true`, the rest plain, as a user who studied the site writes it by hand;
  * - auto: the spider asks for nothing and the crawl runs with `-s render=auto` (default sample and re-check);
- * - auto, re-check 1 in 200: the same with `-s render_auto_recheck=0.005`, to show what the re-checks cost;
+ * - auto, re-check 1 in 20: the same with `-s render_auto_recheck=0.05`, to show what more re-checks cost;
  *
  * beside a bare loop that knows which pages need the browser (scripts/bench/render_auto_bare.ts). All crawls:
  * concurrency and per_domain 16, browser_tabs TABS, no delay, no autothrottle, robots.txt not fetched.
@@ -120,8 +120,8 @@ export async function autoSection(
       );
       runs.auto.push(await crawlRun(measure, site.start, options.dir, options.tabs, "netweir, -s render=auto", "auto"));
       runs.rare.push(
-        await crawlRun(measure, site.start, options.dir, options.tabs, "netweir, auto, re-check 1 in 200", "auto", [
-          "render_auto_recheck=0.005",
+        await crawlRun(measure, site.start, options.dir, options.tabs, "netweir, auto, re-check 1 in 20", "auto", [
+          "render_auto_recheck=0.05",
         ]),
       );
     }
@@ -149,12 +149,12 @@ export async function autoSection(
     console.log(
       `pages/s, auto against the hybrid (best of ${options.rounds}): ${best(runs.auto).toFixed(1)} against ` +
         `${best(runs.hybrid).toFixed(1)} (${(100 * best(runs.auto) / best(runs.hybrid)).toFixed(0)}%); ` +
-        `all-rendered ${best(runs.all).toFixed(1)}; with a re-check 1 in 200, ${best(runs.rare).toFixed(1)} ` +
+        `all-rendered ${best(runs.all).toFixed(1)}; with a re-check 1 in 20, ${best(runs.rare).toFixed(1)} ` +
         `(${(100 * best(runs.rare) / best(runs.hybrid)).toFixed(0)}%)`,
     );
     const cpu = (list: AutoRun[]) => Math.min(...list.map((run) => run.cpu));
     console.log(
-      `CPU seconds (least of ${options.rounds}): auto ${cpu(runs.auto).toFixed(1)}, re-check 1 in 200 ` +
+      `CPU seconds (least of ${options.rounds}): auto ${cpu(runs.auto).toFixed(1)}, re-check 1 in 20 ` +
         `${cpu(runs.rare).toFixed(1)}, hybrid ${cpu(runs.hybrid).toFixed(1)}, all-rendered ${cpu(runs.all).toFixed(1)}`,
     );
   } finally {

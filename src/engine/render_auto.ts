@@ -130,8 +130,13 @@ export class RenderAuto {
     if (state.state === "sampling") {
       if (state.out >= this.#settings.renderAutoSample - state.agreed && !signal?.aborted) {
         return new Promise<void>((resolve) => {
-          state.waiters.push(resolve);
-          signal?.addEventListener("abort", () => resolve(), { once: true });
+          // The stop's listener goes with the wait, so the crawl's signal does not collect one per page that waited.
+          const wake = () => {
+            signal?.removeEventListener("abort", wake);
+            resolve();
+          };
+          state.waiters.push(wake);
+          signal?.addEventListener("abort", wake, { once: true });
         }).then(() => this.#planKind(kind, state, signal));
       }
       state.out++;

@@ -529,7 +529,7 @@ export const TABLE: { [K in SettingKey]: SettingRow<SettingValues[K]> } = {
   renderAutoRecheck: setting<number>({
     cli: "render_auto_recheck",
     type: "float",
-    default: 0.02,
+    default: 0.005,
     check: (value) => value < 0 || value > 1 ? "must be between 0 and 1" : undefined,
     doc: 'Share of a plain kind\'s later pages render: "auto" renders and compares again, to catch a change (0: never)',
   }),

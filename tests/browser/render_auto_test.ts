@@ -99,7 +99,7 @@ Deno.test("a kind that starts needing JavaScript part way through is switched ba
   }
 });
 
-Deno.test("a shared-queue crawl with -s render=auto: two processes on one Redis decide each for itself and scrape every page once", async () => {
+Deno.test("a shared-queue crawl with -s render=auto: two processes on one Redis scrape every page once, most over plain HTTP", async () => {
   const site = await startAutoSite({ products: 60, perPage: 10, perMaker: 5 });
   const redis = await startRedis();
   try {
