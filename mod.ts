@@ -25,6 +25,7 @@ import "./src/runtime/require_new_node.ts";
 export { Spider, type SpiderClass, spiderName } from "./src/spider/spider.ts";
 export {
   type CallbackRef,
+  type RenderOption,
   Request,
   type RequestAuth,
   type RequestInit,

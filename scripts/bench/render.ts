@@ -3,7 +3,7 @@
  * JavaScript shop in the same run. Prints, asserts nothing.
  *
  *   deno run -A scripts/bench/render.ts [PRODUCTS=2000] [TABS=4] [--base=REV] [--rounds=1]
- *     [--only=bare,netweir,hybrid] [--every=500] [--set=KEY=VALUE;KEY=VALUE]
+ *     [--only=bare,netweir,hybrid,auto,auto-bare] [--every=500] [--set=KEY=VALUE;KEY=VALUE]
  *
  * The shop (tests/helpers/js_site.ts) builds its listing pages with script, half of each behind "Load more"; 20
  * products a listing, so PRODUCTS products make PRODUCTS + PRODUCTS / 20 pages. Runs, each in a process of its own
@@ -12,6 +12,8 @@
  * - bare: scripts/bench/render_bare.ts, a pool of TABS tabs rendering every page, no framework;
  * - netweir: `netweir crawl` of tests/browser/fixtures/js_shop_spider.ts rendering every page, TABS tabs;
  * - hybrid: the crawl users should write: listings rendered, product pages over plain HTTP;
+ * - auto: `render: "auto"` against all-rendered and the hybrid on a shop of three kinds of page, one built by
+ *   script (scripts/bench/render_auto_runs.ts), with auto-bare its bare loop: pages rendered, items, pages/s;
  * - with --base=REV, a plain HTTP crawl of the product pages by this tree and by REV (a git revision from before
  *   rendering existed), alternating, to show what the browser code costs a crawl that renders nothing.
  *
@@ -29,6 +31,7 @@ import { join } from "node:path";
 import { REPO_ROOT } from "../../tests/helpers/cli.ts";
 import { startJsSite } from "../../tests/helpers/js_site.ts";
 import { type Tree, tree } from "./process_tree.ts";
+import { autoSection } from "./render_auto_runs.ts";
 
 const positional = Deno.args.filter((arg) => !arg.startsWith("--"));
 const option = (name: string) => Deno.args.find((arg) => arg.startsWith(`--${name}=`))?.split("=")[1];
@@ -233,43 +236,56 @@ try {
       results.push(await netweirRun(site.url, dir, "netweir hybrid (listings rendered, products HTTP)", false));
     }
   }
-  console.log(
-    "\n| run | pages | pages/s | CPU s | peak PSS (tree) | peak RSS (summed) |\n| --- | --- | --- | --- | --- | --- |",
-  );
-  for (const result of results) console.log(row(result));
-  const bare = results.filter((result) => result.name.startsWith("bare"));
-  const all = results.filter((result) => result.name === "netweir (all rendered)");
-  const hybrid = results.filter((result) => result.name.startsWith("netweir hybrid"));
-  const best = (list: RunResult[]) => Math.max(...list.map((result) => result.pages / result.seconds));
-  const peak = (list: RunResult[]) => Math.min(...list.map((result) => result.peakPss));
-  if (bare.length > 0 && all.length > 0) {
+  // Only the auto section asked for (--only=auto): no JavaScript-shop tables.
+  if (results.length > 0) {
     console.log(
-      `\nnetweir / bare loop: ${(100 * best(all) / best(bare)).toFixed(0)}% of its pages/s at ` +
-        `${(100 * peak(all) / peak(bare)).toFixed(0)}% of its peak PSS`,
+      "\n| run | pages | pages/s | CPU s | peak PSS (tree) | peak RSS (summed) |\n| --- | --- | --- | --- | --- | --- |",
     );
+    for (const result of results) console.log(row(result));
+    const bare = results.filter((result) => result.name.startsWith("bare"));
+    const all = results.filter((result) => result.name === "netweir (all rendered)");
+    const hybrid = results.filter((result) => result.name.startsWith("netweir hybrid"));
+    const best = (list: RunResult[]) => Math.max(...list.map((result) => result.pages / result.seconds));
+    const peak = (list: RunResult[]) => Math.min(...list.map((result) => result.peakPss));
+    if (bare.length > 0 && all.length > 0) {
+      console.log(
+        `\nnetweir / bare loop: ${(100 * best(all) / best(bare)).toFixed(0)}% of its pages/s at ` +
+          `${(100 * peak(all) / peak(bare)).toFixed(0)}% of its peak PSS`,
+      );
+    }
+    if (bare.length > 0 && hybrid.length > 0) {
+      console.log(`hybrid / all-rendered bare loop: ${(best(hybrid) / best(bare)).toFixed(1)}x the pages/s`);
+    }
+    const kinds = ["crawl process", "browser", "renderer", "gpu-process", "network", "other"];
+    console.log(`\nPSS at each run's peak, by process:\n\n| run | ${kinds.join(" | ")} | renderers |`);
+    console.log(`| --- | ${kinds.map(() => "---").join(" | ")} | --- |`);
+    for (const result of results) {
+      const cells = kinds.map((kind) => mb(result.atPeak.kinds[kind] ?? 0));
+      console.log(`| ${result.name} | ${cells.join(" | ")} | ${result.atPeak.renderers} |`);
+    }
+    if (all.length > 0) console.log(`\nnetweir (all rendered), tree PSS every ${every} rendered items:`);
+    for (const [at, [count, now]] of (all[0]?.series ?? []).entries()) {
+      const crawl = now.kinds["crawl process"] ?? 0;
+      const renderers = now.kinds["renderer"] ?? 0;
+      console.log(
+        `  ${count}: ${mb(now.pss)}, private ${mb(now.uss)} (crawl process ${mb(crawl)}, renderers ${mb(renderers)}, ` +
+          `rest of Chromium ${mb(now.pss - crawl - renderers)}; each renderer ` +
+          `${now.rendererPss.map((own) => Math.round(own / 2 ** 20)).join(", ")}; ` +
+          `lowest since the mark before: tree ${mb(all[0].floors[at].tree)}, crawl process ${
+            mb(all[0].floors[at].crawl)
+          })`,
+      );
+    }
   }
-  if (bare.length > 0 && hybrid.length > 0) {
-    console.log(`hybrid / all-rendered bare loop: ${(best(hybrid) / best(bare)).toFixed(1)}x the pages/s`);
-  }
-  const kinds = ["crawl process", "browser", "renderer", "gpu-process", "network", "other"];
-  console.log(`\nPSS at each run's peak, by process:\n\n| run | ${kinds.join(" | ")} | renderers |`);
-  console.log(`| --- | ${kinds.map(() => "---").join(" | ")} | --- |`);
-  for (const result of results) {
-    const cells = kinds.map((kind) => mb(result.atPeak.kinds[kind] ?? 0));
-    console.log(`| ${result.name} | ${cells.join(" | ")} | ${result.atPeak.renderers} |`);
-  }
-  console.log(`\nnetweir (all rendered), tree PSS every ${every} rendered items:`);
-  for (const [at, [count, now]] of (all[0]?.series ?? []).entries()) {
-    const crawl = now.kinds["crawl process"] ?? 0;
-    const renderers = now.kinds["renderer"] ?? 0;
-    console.log(
-      `  ${count}: ${mb(now.pss)}, private ${mb(now.uss)} (crawl process ${mb(crawl)}, renderers ${mb(renderers)}, ` +
-        `rest of Chromium ${mb(now.pss - crawl - renderers)}; each renderer ` +
-        `${now.rendererPss.map((own) => Math.round(own / 2 ** 20)).join(", ")}; ` +
-        `lowest since the mark before: tree ${mb(all[0].floors[at].tree)}, crawl process ${
-          mb(all[0].floors[at].crawl)
-        })`,
-    );
+
+  if (runs("auto")) {
+    await autoSection((name, command, args, pagesAtEnd) => measure(name, command, args, pagesAtEnd), {
+      products,
+      tabs,
+      rounds,
+      dir,
+      bare: runs("auto-bare"),
+    });
   }
 
   if (base) {

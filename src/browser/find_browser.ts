@@ -53,13 +53,18 @@ export function findBrowser(browserPath: string | null): string {
  */
 export function checkBrowserAtStart(
   spider: Parameters<typeof spiderMayRender>[0],
-  settings: { browserPath: string | null; browserEndpoint?: string | null; browserInitScript?: string | null },
+  settings: {
+    browserPath: string | null;
+    browserEndpoint?: string | null;
+    browserInitScript?: string | null;
+    render?: string | null;
+  },
 ): void {
   // A script that cannot be read or compiled is a mistake in the settings, whether or not this spider renders.
   loadInitScript(settings.browserInitScript ?? null);
   // A browser elsewhere is checked by checkEndpointAtStart (src/browser/endpoint.ts), which needs the network.
   if (settings.browserEndpoint != null) return;
-  if (settings.browserPath === null && !spiderMayRender(spider)) return;
+  if (settings.browserPath === null && settings.render !== "auto" && !spiderMayRender(spider)) return;
   try {
     findBrowser(settings.browserPath);
   } catch (error) {

@@ -162,6 +162,7 @@ async function renderUntil(
     latency: (performance.now() - started) / 1000,
     source: "browser",
     sent: main?.sent,
-    rendered,
+    // render: "auto" compares the callback's results on the DOM and on this document (src/engine/render_compare.ts).
+    rendered: request.render === "auto" && main !== undefined ? { ...rendered, document: main } : rendered,
   };
 }

@@ -16,6 +16,7 @@ import type { ItemSink, PipelineChain } from "./items.ts";
 import type { Slots } from "./slots.ts";
 import type { SessionPool } from "./session_pool.ts";
 import type { Stats } from "./stats.ts";
+import type { RenderAuto } from "./render_auto.ts";
 
 export interface CrawlContext {
   readonly spider: Spider;
@@ -33,6 +34,8 @@ export interface CrawlContext {
   readonly downloader: Downloader;
   /** How each request is fetched: over HTTP, or rendered in the browser. */
   readonly fetchers: Fetchers;
+  /** Which `render: "auto"` requests render, decided per kind of page. */
+  readonly renderAuto: RenderAuto;
   /** The HTTP cache, when the `cache` setting names a directory; opened when the crawl starts. */
   cache: HttpCache | undefined;
   /** The deltafetch record, when the `deltafetch` setting names a file; opened when the crawl starts. */

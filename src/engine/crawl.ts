@@ -34,6 +34,7 @@ import type { ItemSchema } from "./item_schema.ts";
 import { judgeMonitors } from "./monitors.ts";
 import { importOwnModule } from "../runtime/optional_module.ts";
 import { openSessionPool } from "./session_flow.ts";
+import { RenderAuto } from "./render_auto.ts";
 
 /** What a {@link Crawl} runs with besides its spider. */
 export interface CrawlOptions {
@@ -197,6 +198,7 @@ export class Crawl {
       finish: (lease, yielded) => this.#finishLater(lease, yielded),
       downloader,
       fetchers: new Fetchers(http, () => openBrowser(ctx, http), hostRenders(this.settings.hosts)),
+      renderAuto: new RenderAuto(this.settings, spider, this.stats, this.#log, hostRenders(this.settings.hosts)),
       cache: undefined,
       deltafetch: undefined,
       archives: undefined,

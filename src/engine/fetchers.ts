@@ -39,9 +39,12 @@ export class Fetchers {
     this.#hostRenders = hostRenders;
   }
 
-  /** The fetcher for a request. A browser that cannot be started fails each rendered request with why. */
-  async fetcherFor(request: Request): Promise<Fetcher> {
-    if (!this.renders(request)) return this.#http;
+  /**
+   * The fetcher for a request: the browser when `render` says so (by default, when the request or its host asks for
+   * it; `render: "auto"` decides for itself). A browser that cannot be started fails each rendered request with why.
+   */
+  async fetcherFor(request: Request, render?: boolean): Promise<Fetcher> {
+    if (!(render ?? this.renders(request))) return this.#http;
     // A page still on its way when the crawl closed (one whose callback outlived the stop's grace period) must not
     // start a browser after close() looked for one: it would outlive the crawl.
     if (this.#closed && this.#browser === undefined) {

@@ -20,6 +20,8 @@ import { hrefParts } from "../spider/href_parts.ts";
 import { crawledLine } from "./crawled_line.ts";
 import type { CrawlSession } from "./session_pool.ts";
 import { keepSession, scoreSession, takeSession } from "./session_flow.ts";
+import type { AutoPlan } from "./render_auto.ts";
+import { comparedOutputs } from "./render_compare.ts";
 
 /** A leased request on its way through this process. */
 export interface Pending {
@@ -32,6 +34,8 @@ export interface Pending {
   admitted: boolean;
   /** The session it is fetched in, when the crawl has sessions. */
   session?: CrawlSession;
+  /** How a `render: "auto"` request is fetched this time (planned at each download); undefined for any other. */
+  auto?: AutoPlan;
 }
 
 export type Outcome =
@@ -83,13 +87,18 @@ async function admit(ctx: CrawlContext, pending: Pending): Promise<FetchedRespon
   return true;
 }
 
-async function download(
-  ctx: CrawlContext,
-  request: Request,
-  session: CrawlSession | undefined,
-): Promise<FetchedResponse | FetchError | RedirectRefused> {
+async function download(ctx: CrawlContext, pending: Pending): Promise<FetchedResponse | FetchError | RedirectRefused> {
+  let request = pending.request;
+  const session = pending.session;
+  const planned = ctx.renderAuto.plan(request, ctx.signal);
+  const auto = pending.auto = planned instanceof Promise ? await planned : planned;
+  if (auto?.render) {
+    // A page to compare goes to the browser as render: "auto", which keeps its document (see render_compare.ts).
+    const render = auto.compare ? "auto" : true;
+    if (request.render !== render) request = request.replace({ render });
+  }
   try {
-    const fetcher = await ctx.fetchers.fetcherFor(request);
+    const fetcher = await ctx.fetchers.fetcherFor(request, auto?.render);
     return await fetcher.fetch(request, {
       signal: ctx.signal,
       checkRedirect: (target) => checkRedirect(ctx, request, target),
@@ -120,8 +129,16 @@ export async function checkRedirect(
   return undefined;
 }
 
-/** Runs one pending request to its outcome. The caller has started the request's slot. */
-export async function processPending(ctx: CrawlContext, pending: Pending): Promise<Outcome> {
+/**
+ * Runs one pending request to its outcome. The caller has started the request's slot. A `render: "auto"` page's
+ * plan is released at the end, however it ended (see AutoPlan.release).
+ */
+export function processPending(ctx: CrawlContext, pending: Pending): Promise<Outcome> {
+  const outcome = runPending(ctx, pending);
+  return outcome.finally(() => pending.auto?.release());
+}
+
+async function runPending(ctx: CrawlContext, pending: Pending): Promise<Outcome> {
   const host = pending.request.host;
   let outcome: FetchedResponse | FetchError | RedirectRefused;
   let slotOpen = true;
@@ -139,13 +156,14 @@ export async function processPending(ctx: CrawlContext, pending: Pending): Promi
     if (ctx.sessions) {
       ({ session: pending.session, request: pending.request } = takeSession(ctx.sessions, pending.request));
     }
-    outcome = await download(ctx, pending.request, pending.session);
+    outcome = await download(ctx, pending);
     if (ctx.signal.aborted) return ABANDONED;
     if (outcome instanceof FetchError || outcome instanceof RedirectRefused) closeSlot(0, 0);
     else {
       closeSlot(outcome.latency, outcome.status, retryAfterSeconds(outcome));
       ctx.stats.status(outcome.status);
       ctx.stats.inc("bytes", outcome.body.byteLength);
+      if (outcome.source === "browser") ctx.stats.inc("browser.pages");
       // Checked here rather than left to the logger, so a crawl at info level builds no line per page.
       if (ctx.settings.logLevel === "debug") ctx.log.debug(crawledLine(pending.request, outcome));
     }
@@ -282,7 +300,10 @@ async function handleResponse(ctx: CrawlContext, pending: Pending, response: Fet
     }
     return await finishWith(ctx, pending, runErrback(ctx.spider, pending.request, error), undefined);
   }
-  const outputs = ctx.workers
+  const auto = pending.auto;
+  const outputs = auto?.compare
+    ? comparedOutputs(ctx, auto, pending.request, response)
+    : ctx.workers
     ? fromWorker(ctx.workers.run(pending.request, response))
     : drainPage(ctx, pagedIn(response, pending));
   // Not awaited, so that this frame does not hold the response while the items are written (see processPending).

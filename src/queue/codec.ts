@@ -168,7 +168,7 @@ function encode(spider: Spider | undefined, request: Request): string {
     assertJson(request.steps, "steps");
     out.steps = request.steps;
   }
-  if (request.render) out.render = true;
+  if (request.render !== false) out.render = request.render;
   if (request.depth !== 0) out.depth = request.depth;
   if (request.rule !== undefined) out.rule = request.rule;
   return JSON.stringify(out);
@@ -361,7 +361,7 @@ export function decodeRequest(spider: Spider, json: string, limits?: EntryLimits
     "an array of objects",
   );
   if (init.steps !== undefined) checkStepList(spider, init.steps);
-  init.render = optional(data, "render", isBoolean, "a boolean");
+  init.render = optional(data, "render", (v) => isBoolean(v) || v === "auto", 'true, false or "auto"');
   init.depth = optional(data, "depth", (v) => Number.isSafeInteger(v) && (v as number) >= 0, "an integer >= 0");
   init.rule = optional(
     data,

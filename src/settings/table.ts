@@ -132,6 +132,9 @@ export type SettingValues = {
   browserMemory: number | null;
   browserBlock: string[];
   browserInitScript: string | null;
+  render: string | null;
+  renderAutoSample: number;
+  renderAutoRecheck: number;
   logLevel: string;
   statsFile: string | null;
   statsInterval: number;
@@ -596,6 +599,29 @@ export const TABLE: { [K in SettingKey]: SettingRow<SettingValues[K]> } = {
     default: null,
     emptyIsMistake: true,
     doc: "Script (or a .js file of it) run in every rendered page before the page's own scripts",
+  }),
+  render: setting<string | null>({
+    cli: "render",
+    type: "string",
+    nullable: true,
+    choices: ["auto"],
+    default: null,
+    doc: 'auto: every request without render: true or steps is render: "auto" (null: as each request says)',
+  }),
+  renderAutoSample: setting<number>({
+    cli: "render_auto_sample",
+    type: "int",
+    default: 3,
+    check: atLeast(1),
+    doc:
+      'Pages of a kind render: "auto" renders and compares with the plain document before it stops rendering the kind',
+  }),
+  renderAutoRecheck: setting<number>({
+    cli: "render_auto_recheck",
+    type: "float",
+    default: 0.005,
+    check: (value) => value < 0 || value > 1 ? "must be between 0 and 1" : undefined,
+    doc: 'Share of a plain kind\'s later pages render: "auto" renders and compares again, to catch a change (0: never)',
   }),
   // Logs and stats (C14)
   logLevel: setting<string>({

@@ -12,6 +12,9 @@ export type CallbackRef = string | ((...args: any[]) => unknown);
 /** A browser step (C23); stored and queued as plain JSON. */
 export type Step = Record<string, unknown>;
 
+/** How a request is fetched: `true` in the browser, `false` over HTTP, `"auto"` as the crawl finds each kind needs. */
+export type RenderOption = boolean | "auto";
+
 /** Login for one request (basic auth). */
 export interface RequestAuth {
   /** The user name. */
@@ -50,8 +53,11 @@ export interface RequestInit {
   auth?: RequestAuth;
   /** Browser steps to run on the rendered page (implies `render`). */
   steps?: Step[];
-  /** Whether the page is rendered in a browser rather than fetched over HTTP. */
-  render?: boolean;
+  /**
+   * Whether the page is rendered in a browser rather than fetched over HTTP; `"auto"` lets the crawl find out, for
+   * each kind of page, whether rendering changes what the callback gets (docs/browser.md).
+   */
+  render?: RenderOption;
   /** Links followed from a start request to get here; start requests are at depth 0. */
   depth?: number;
   /** Index into the spider's `rules` when the request came from a Rule. */
@@ -129,8 +135,8 @@ export class Request {
   readonly auth: RequestAuth | undefined;
   /** Browser steps to run on the rendered page. */
   readonly steps: Step[] | undefined;
-  /** Whether the page is rendered in a browser. */
-  readonly render: boolean;
+  /** Whether the page is rendered in a browser: true, false, or `"auto"` (the crawl decides per kind of page). */
+  readonly render: RenderOption;
   /** Links followed from a start request to get here; start requests are at depth 0. */
   readonly depth: number;
   /** Index into the spider's `rules` when the request came from a Rule. */
@@ -172,6 +178,9 @@ export class Request {
     this.auth = options.auth;
     this.steps = options.steps;
     this.render = options.render ?? false;
+    if (this.render !== true && this.render !== false && this.render !== "auto") {
+      throw new TypeError(`Request render must be true, false or "auto", not ${JSON.stringify(this.render)}`);
+    }
     this.depth = options.depth ?? 0;
     this.rule = options.rule;
   }

@@ -55,6 +55,11 @@ export interface Rendered {
   screenshots: Uint8Array[];
   /** The PDF bytes of each `pdf` step. */
   pdfs: Uint8Array[];
+  /**
+   * The main document as the server sent it, kept for a `render: "auto"` request only: its callback runs on it too,
+   * to find out whether rendering changed anything (src/engine/render_compare.ts).
+   */
+  document?: FetchedResponse;
 }
 
 /** Builds a response a middleware can answer a request with, instead of fetching it. */

@@ -3,7 +3,7 @@
  * pages they lead to, and whether to keep following links from those pages. Requests made by a rule carry the
  * rule's index, not a callback, so they travel through a shared queue as plain data.
  */
-import type { CallbackRef, Request, Step } from "./request.ts";
+import type { CallbackRef, RenderOption, Request, Step } from "./request.ts";
 import type { Page } from "./page.ts";
 import type { Spider } from "./spider.ts";
 import {
@@ -30,8 +30,8 @@ export interface RuleOptions extends LinkExtractorOptions {
   processLinks?: ProcessLinks;
   /** Passed to the callback as its second argument (must be JSON). */
   cbKwargs?: Record<string, unknown>;
-  /** Render the pages this rule's links lead to in the browser (C23). */
-  render?: boolean;
+  /** Render the pages this rule's links lead to in the browser (C23); `"auto"` renders them only if they need it. */
+  render?: RenderOption;
   /** Browser steps to run on those pages before the callback sees them; steps imply `render`. */
   steps?: Step[];
 }
@@ -65,8 +65,8 @@ export class Rule {
   readonly processLinks: ProcessLinks | undefined;
   /** Passed to the callback as its second argument. */
   readonly cbKwargs: Record<string, unknown>;
-  /** Whether those pages are rendered in the browser. */
-  readonly render: boolean;
+  /** Whether those pages are rendered in the browser (`"auto"`: as the crawl finds they need). */
+  readonly render: RenderOption;
   /** Browser steps run on those pages before the callback sees them. */
   readonly steps: Step[] | undefined;
 
@@ -75,7 +75,9 @@ export class Rule {
     refuseScrapyOptions(options, SCRAPY_RULE_OPTIONS, "Rule");
     this.linkExtractor = new LinkExtractor(options);
     const { callback, follow, processLinks, cbKwargs, render, steps } = options;
-    if (render !== undefined && typeof render !== "boolean") throw new TypeError("Rule render must be a boolean");
+    if (render !== undefined && typeof render !== "boolean" && render !== "auto") {
+      throw new TypeError('Rule render must be true, false or "auto"');
+    }
     if (steps !== undefined && !Array.isArray(steps)) throw new TypeError("Rule steps must be an array of steps");
     if (callback !== undefined && typeof callback !== "string" && typeof callback !== "function") {
       throw new TypeError("Rule callback must be a spider method or its name");

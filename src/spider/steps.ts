@@ -103,13 +103,16 @@ export function calledMethod(arg: unknown): string | undefined {
   return typeof name === "string" ? name : undefined;
 }
 
-/** Whether a request is fetched by the browser: `render`, or any steps. */
-export function rendersIn(request: { render: boolean; steps: readonly Step[] | undefined }): boolean {
-  return request.render || (request.steps !== undefined && request.steps.length > 0);
+/**
+ * Whether a request is fetched by the browser whatever else holds: `render: true`, or any steps (steps force it, even
+ * beside `render: "auto"`).
+ */
+export function rendersIn(request: { render: boolean | "auto"; steps: readonly Step[] | undefined }): boolean {
+  return request.render === true || (request.steps !== undefined && request.steps.length > 0);
 }
 
-/** Code that asks for rendering: `render: true` or `steps:` in a request's options. */
-const RENDER_WORDS = /\brender\s*:\s*true\b|\bsteps\s*:/;
+/** Code that asks for rendering: `render: true`, `render: "auto"` or `steps:` in a request's options. */
+const RENDER_WORDS = /\brender\s*:\s*(true\b|["'`]auto["'`])|\bsteps\s*:/;
 
 /**
  * Whether a spider may render, known before the crawl starts: a rule renders, or the spider's own classes ask for
@@ -117,8 +120,10 @@ const RENDER_WORDS = /\brender\s*:\s*true\b|\bsteps\s*:/;
  * way to know before a callback runs; a spider that builds its requests elsewhere is still served, and a rendered
  * request finds a missing browser when it comes.
  */
-export function spiderMayRender(spider: object & { rules: ReadonlyArray<{ render: boolean; steps?: unknown[] }> }) {
-  if (spider.rules.some((rule) => rule.render || (rule.steps?.length ?? 0) > 0)) return true;
+export function spiderMayRender(
+  spider: object & { rules: ReadonlyArray<{ render: boolean | "auto"; steps?: unknown[] }> },
+) {
+  if (spider.rules.some((rule) => rule.render !== false || (rule.steps?.length ?? 0) > 0)) return true;
   for (
     let proto = Object.getPrototypeOf(spider);
     proto && proto !== Object.prototype && Object.hasOwn(proto, "constructor");

@@ -50,6 +50,12 @@ Deno.test("a request with every field survives encoding and decoding", () => {
   assert.deepEqual(decoded.toInit(), { ...request.toInit(), callback: "parseItem", errback: "failed" });
 });
 
+Deno.test('render: "auto" travels in the queue as it is', () => {
+  const json = encodeRequest(spider, new Request({ url: "http://127.0.0.1/p/1", render: "auto" }));
+  assert.equal(JSON.parse(json).render, "auto");
+  assert.equal(decodeRequest(spider, json).render, "auto");
+});
+
 Deno.test("a plain request encodes to its version and URL only", () => {
   const json = encodeRequest(spider, new Request("http://127.0.0.1/"));
   assert.equal(json, '{"v":1,"url":"http://127.0.0.1/"}');
@@ -88,6 +94,7 @@ Deno.test("a request with anything more than a URL, a callback and a depth is no
     { auth: { user: "u", password: "p" } },
     { steps: [{ click: "#more" }] },
     { render: true },
+    { render: "auto" as const },
     { rule: 0 },
   ];
   for (const other of others) {
@@ -170,6 +177,7 @@ const GARBAGE: Array<[string, string]> = [
   ["auth with extra fields", '{"v":1,"url":"http://127.0.0.1/","auth":{"user":"u","password":"p","x":1}}'],
   ["steps that are not objects", '{"v":1,"url":"http://127.0.0.1/","steps":["click"]}'],
   ["render as a string", '{"v":1,"url":"http://127.0.0.1/","render":"true"}'],
+  ["render as another word", '{"v":1,"url":"http://127.0.0.1/","render":"sometimes"}'],
   ["a negative depth", '{"v":1,"url":"http://127.0.0.1/","depth":-1}'],
   ["a fractional depth", '{"v":1,"url":"http://127.0.0.1/","depth":1.5}'],
   ["a rule index out of range", '{"v":1,"url":"http://127.0.0.1/","rule":2}'],

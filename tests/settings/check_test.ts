@@ -205,3 +205,11 @@ Deno.test("cliName gives the command-line spelling of a setting, and leaves othe
   assert.equal(cliName("max_items"), "max_items");
   assert.equal(cliName("nothing_like_it"), "nothing_like_it");
 });
+
+Deno.test('render takes "auto" or null, render_auto_sample a whole number from 1, render_auto_recheck a share', () => {
+  assert.equal(overrides({ render: "auto" }).render, "auto");
+  assert.equal(overrides({}).render, null);
+  assert.throws(() => overrides({ render: "always" }), refusedWith("render", /one of auto/));
+  assert.throws(() => overrides({ renderAutoSample: 0 }), refusedWith("render_auto_sample", /at least 1/));
+  assert.throws(() => overrides({ renderAutoRecheck: 1.5 }), refusedWith("render_auto_recheck", /between 0 and 1/));
+});
