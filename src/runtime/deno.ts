@@ -1,5 +1,6 @@
 /** The Deno side of the runtime boundary. */
-import { wireHttpClient } from "./h1/client.ts";
+import { alpnHttpClient, tunnelledHttpClient } from "./h2/client.ts";
+import { connectTunnel, socksTunnel } from "./h2/dial.ts";
 import { denoSocksDialer, dialDeno } from "./deno_socket.ts";
 import { isSocksProxy } from "./socks.ts";
 import { fromWebResponse } from "./web_response.ts";
@@ -32,16 +33,18 @@ function proxyOption(proxy: string): Deno.Proxy {
  */
 function httpClient(options: HttpClientOptions): HttpClient {
   const unrefTimer = (timer: ReturnType<typeof setInterval>) => Deno.unrefTimer(timer as unknown as number);
-  if (!options.proxy) return wireHttpClient({ dial: dialDeno, unrefTimer });
+  if (!options.proxy) return alpnHttpClient({ h1Dial: dialDeno, unrefTimer });
+  const proxy = new URL(options.proxy);
   if (isSocksProxy(options.proxy)) {
-    return wireHttpClient({ dial: denoSocksDialer(new URL(options.proxy)), unrefTimer });
+    return alpnHttpClient({ h1Dial: denoSocksDialer(proxy), tunnel: socksTunnel(proxy), unrefTimer });
   }
   const client = Deno.createHttpClient({ proxy: proxyOption(options.proxy) });
-  return {
+  const viaFetch: HttpClient = {
     fetch: async (url, init) =>
       fromWebResponse(await fetch(url, { ...init, redirect: "manual", client } as RequestInit)),
     close: () => client.close(),
   };
+  return proxy.protocol === "http:" ? tunnelledHttpClient(viaFetch, connectTunnel(proxy), unrefTimer) : viaFetch;
 }
 
 async function listen(
