@@ -134,6 +134,7 @@ export async function processPending(ctx: CrawlContext, pending: Pending): Promi
       closeSlot(outcome.latency, outcome.status, retryAfterSeconds(outcome));
       ctx.stats.status(outcome.status);
       ctx.stats.inc("bytes", outcome.body.byteLength);
+      if (outcome.protocol !== undefined) ctx.stats.inc(`downloader/protocol/${outcome.protocol}`);
       // Checked here rather than left to the logger, so a crawl at info level builds no line per page.
       if (ctx.settings.logLevel === "debug") ctx.log.debug(crawledLine(pending.request, outcome));
     }

@@ -129,6 +129,14 @@ export class Page {
   /** The response the page was built from (redirects, latency, source). */
   readonly response: FetchedResponse;
 
+  /**
+   * The protocol that carried the page, by its ALPN name: `h2` (HTTP/2), `http/1.1`, `http/1.0`; undefined for a page
+   * not from the network (the cache, a middleware, the browser) or where the client could not tell.
+   */
+  get protocol(): string | undefined {
+    return this.response.protocol;
+  }
+
   #encoding: string | undefined;
   #text: string | undefined;
   #document: Document | undefined;

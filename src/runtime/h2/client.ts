@@ -60,7 +60,13 @@ export function alpnHttpClient(options: AlpnClientOptions): HttpClient {
 
   const probe = async (url: URL, key: string, only: boolean): Promise<Probed> => {
     const plain = url.protocol === "http:";
-    const { socket, protocol } = await dialAlpn(url, only ? ["h2"] : ["h2", "http/1.1"], options.tunnel);
+    const { socket, protocol } = await dialAlpn(url, only ? ["h2"] : ["h2", "http/1.1"], options.tunnel).catch(
+      (error) => {
+        // A server without h2 may end the handshake with TLS's no_application_protocol alert rather than pick.
+        if (!only || !/no.?application.?protocol/i.test(String(error?.code) + String(error?.message))) throw error;
+        throw new Error(`${url.host} does not speak HTTP/2 (it refused h2 by ALPN), and http2 is "only"`);
+      },
+    );
     if (closed) {
       socket.destroy();
       throw new Error("the HTTP client is closed");
@@ -76,7 +82,7 @@ export function alpnHttpClient(options: AlpnClientOptions): HttpClient {
     if (only) {
       socket.destroy();
       throw new Error(
-        `${url.host} does not speak HTTP/2 (its TLS handshake chose ${protocol ?? "no protocol"}), and http2 is "only"`,
+        `${url.host} does not speak HTTP/2 (by ALPN it chose ${protocol ?? "no protocol"}), and http2 is "only"`,
       );
     }
     h1Origins.add(key);

@@ -27,6 +27,8 @@ const CONNECTION_HEADERS = new Set([
   "host",
   "http2-settings",
 ]);
+/** Methods that may be sent twice (RFC 9110, 9.2.2). */
+const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"]);
 /** Methods whose requests carry a body, so an empty one is still announced with a length. */
 const WITH_BODY = new Set(["POST", "PUT", "PATCH"]);
 /** The error codes of RFC 9113, section 7, by number, for messages. */
@@ -76,6 +78,8 @@ export class Http2Session {
   /** The last stream id the server's GOAWAY says it may have processed; streams above it were not. */
   #lastProcessed = Infinity;
   #retired = false;
+  /** Streams sent and not answered yet: those past a GOAWAY's last stream are cancelled, never to be answered. */
+  readonly #unanswered = new Set<ClientHttp2Stream>();
   #failure: Error | undefined;
   #idleTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -99,6 +103,10 @@ export class Http2Session {
     });
     session.on("goaway", (code: number, lastStreamId: number) => {
       this.#lastProcessed = lastStreamId;
+      // nghttp2 (Node) closes them itself; Deno's client leaves them open, waiting for answers that will not come.
+      for (const stream of this.#unanswered) {
+        if (stream.id === undefined || stream.id > lastStreamId) stream.close(NGHTTP2_CANCEL);
+      }
       if (code !== 0) this.#failure ??= new Http2StreamError(`the server ended the connection (${errorName(code)})`);
       this.#retire();
     });
@@ -215,7 +223,11 @@ export class Http2Session {
       }
       throw error;
     }
-    stream.once("close", () => this.#release());
+    this.#unanswered.add(stream);
+    stream.once("close", () => {
+      this.#unanswered.delete(stream);
+      this.#release();
+    });
     if (init.body !== undefined) stream.end(init.body);
     return await new Promise<HttpResponse>((resolve, reject) => {
       let answered = false;
@@ -224,6 +236,7 @@ export class Http2Session {
       if (signal?.aborted) onAbort();
       stream.once("response", (head) => {
         answered = true;
+        this.#unanswered.delete(stream);
         resolve(streamResponse(stream, head, signal, onAbort));
       });
       const fail = (error?: Error) => {
@@ -231,23 +244,36 @@ export class Http2Session {
         answered = true;
         signal?.removeEventListener("abort", onAbort);
         if (signal?.aborted) return reject(signal.reason ?? error);
-        reject(this.#whyClosed(stream, url, error));
+        reject(this.#whyClosed(stream, url, init.method, error));
       };
       stream.once("error", fail);
       stream.once("close", () => fail());
     });
   }
 
-  /** The error for a stream that closed before its response came. */
-  #whyClosed(stream: ClientHttp2Stream, url: URL, error: Error | undefined): Error {
+  /**
+   * The error for a stream that closed before its response came, and not by the request's abort. Unprocessed, to be
+   * sent again: refused, or past a GOAWAY's last stream; and, for a method that may be sent twice, a stream cancelled
+   * under it or lost with its connection. Deno's client reports a GOAWAY no other way: it emits no "goaway" and
+   * cancels every open stream, processed or not; the connection it leaves is not used again.
+   */
+  #whyClosed(stream: ClientHttp2Stream, url: URL, method: string, error: Error | undefined): Error {
     const code = stream.rstCode;
     const id = stream.id;
-    if (code === NGHTTP2_REFUSED_STREAM || (id !== undefined && id > this.#lastProcessed) || id === undefined) {
-      return new UnprocessedRequest(`${url.host} did not process the request (${errorName(code ?? 7)})`, {
-        cause: error,
-      });
-    }
     const cause = error ?? this.#failure;
+    if (code === NGHTTP2_REFUSED_STREAM || id === undefined || id > this.#lastProcessed) {
+      return new UnprocessedRequest(`${url.host} did not process the request (${errorName(code ?? 7)})`, { cause });
+    }
+    const lost = code === NGHTTP2_CANCEL || this.#retired || this.#session.closed || this.#session.destroyed;
+    if (lost && IDEMPOTENT.has(method)) {
+      this.#retire();
+      return new UnprocessedRequest(
+        `the HTTP/2 stream to ${url.host} ended before an answer (${errorName(code ?? 8)})`,
+        {
+          cause,
+        },
+      );
+    }
     if (code !== undefined && code !== 0) {
       return new Http2StreamError(`${url.host} reset the HTTP/2 stream (${errorName(code)})`, { cause });
     }
@@ -289,7 +315,12 @@ function requestHeaders(url: URL, init: HttpRequest): Record<string, string> {
   return headers;
 }
 
-/** The response's head as an HttpResponse whose body is read from the stream on demand. */
+/**
+ * The response's head as an HttpResponse. The body is read from the moment the head arrives, not when `bytes` is
+ * asked for: Deno's client drops what a stream had buffered when its connection closes (after a GOAWAY, once the
+ * last stream ends), so a body read later would never end. `bytes` is asked for at once anyway (the downloader reads
+ * every body whole), so nothing is held that would not be.
+ */
 function streamResponse(
   stream: ClientHttp2Stream,
   head: Record<string, string | string[] | number | undefined>,
@@ -302,58 +333,82 @@ function streamResponse(
     if (Array.isArray(value)) { for (const one of value) headers.append(name, one); }
     else headers.append(name, String(value));
   }
+  const body = new BodyReader(stream, signal);
   const done = () => signal?.removeEventListener("abort", onAbort);
   return {
     status: Number(head[":status"]),
     headers,
     protocol: "h2",
     asSent: true,
-    bytes: (limit) => readStream(stream, limit, signal).finally(done),
+    bytes: (limit) => body.within(limit).finally(done),
     cancel: () => {
       done();
-      if (!stream.closed) stream.close(NGHTTP2_CANCEL);
+      body.cancel();
       return Promise.resolve();
     },
   };
 }
 
-/** A stream's body in one buffer, or undefined once more than `limit` bytes came (the stream is then cancelled). */
-function readStream(
-  stream: ClientHttp2Stream,
-  limit: number,
-  signal: AbortSignal | undefined,
-): Promise<Uint8Array | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    let settled = false;
-    const settle = (body: Uint8Array | undefined, error?: unknown) => {
-      if (settled) return;
-      settled = true;
-      if (error !== undefined) reject(error);
-      else resolve(body);
-    };
-    if (signal?.aborted) return settle(undefined, signal.reason);
-    signal?.addEventListener("abort", () => settle(undefined, signal.reason), { once: true });
+/** A stream's body gathered into one buffer as it comes, up to a limit set when it is asked for. */
+class BodyReader {
+  readonly #stream: ClientHttp2Stream;
+  readonly #chunks: Uint8Array[] = [];
+  #size = 0;
+  #limit = Infinity;
+  #outcome: { body?: Uint8Array; error?: unknown } | undefined;
+  #settle: ((body: Uint8Array | undefined, error?: unknown) => void) | undefined;
+
+  constructor(stream: ClientHttp2Stream, signal: AbortSignal | undefined) {
+    this.#stream = stream;
     stream.on("data", (chunk: Uint8Array) => {
-      if (settled) return;
-      size += chunk.byteLength;
-      if (size > limit) {
-        settle(undefined);
-        stream.close(NGHTTP2_CANCEL);
-        return;
-      }
-      chunks.push(chunk);
+      if (this.#outcome) return;
+      this.#size += chunk.byteLength;
+      if (this.#size > this.#limit) return this.#over();
+      this.#chunks.push(chunk);
     });
-    stream.once("end", () => settle(join(chunks, size)));
-    stream.once("error", (error) => settle(undefined, error));
+    stream.once("end", () => this.#finish({ body: join(this.#chunks, this.#size) }));
+    stream.once("error", (error) => this.#finish({ error }));
     stream.once("close", () => {
       const code = stream.rstCode;
       if (code !== undefined && code !== 0) {
-        settle(undefined, new Http2StreamError(`the server reset the HTTP/2 stream mid-body (${errorName(code)})`));
-      } else settle(join(chunks, size));
+        this.#finish({
+          error: new Http2StreamError(`the server reset the HTTP/2 stream mid-body (${errorName(code)})`),
+        });
+      } else this.#finish({ body: join(this.#chunks, this.#size) });
     });
-  });
+    signal?.addEventListener("abort", () => this.#finish({ error: signal.reason }), { once: true });
+  }
+
+  #over(): void {
+    this.#finish({});
+    this.#stream.close(NGHTTP2_CANCEL);
+  }
+
+  #finish(outcome: { body?: Uint8Array; error?: unknown }): void {
+    if (this.#outcome) return;
+    this.#outcome = outcome;
+    this.#chunks.length = 0;
+    this.#settle?.(outcome.body, outcome.error);
+  }
+
+  /** The whole body, or undefined once more than `limit` bytes came (the stream is then cancelled). */
+  within(limit: number): Promise<Uint8Array | undefined> {
+    this.#limit = limit;
+    if (!this.#outcome && this.#size > limit) this.#over();
+    if (this.#outcome) {
+      const { body, error } = this.#outcome;
+      if (error !== undefined) return Promise.reject(error);
+      return Promise.resolve(body !== undefined && body.byteLength <= limit ? body : undefined);
+    }
+    return new Promise((resolve, reject) => {
+      this.#settle = (body, error) => error !== undefined ? reject(error) : resolve(body);
+    });
+  }
+
+  cancel(): void {
+    this.#finish({});
+    if (!this.#stream.closed) this.#stream.close(NGHTTP2_CANCEL);
+  }
 }
 
 function join(chunks: Uint8Array[], size: number): Uint8Array {
