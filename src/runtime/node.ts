@@ -63,9 +63,11 @@ function startBundledWorker(sea: SingleExecutable): Worker {
 }
 
 /**
- * Direct requests go through the HTTP/1.1 client over node:net and node:tls sockets (h1/client.ts): about half the
- * CPU of node:http for the same pages, and a third of Node's fetch (docs/design/engine.md, "The HTTP client"); so
- * do requests through a SOCKS proxy, over a connection the proxy opened (socks.ts).
+ * Direct requests go through Netweir's own client (h2/client.ts): HTTP/2 on node:http2 where an https site picks it
+ * by ALPN, else the HTTP/1.1 client over node:net and node:tls sockets (h1/client.ts: about half the CPU of node:http
+ * for the same pages, and a third of Node's fetch; docs/design/engine.md, "The HTTP client"). Through a SOCKS proxy
+ * the same client over the tunnel the proxy opens (socks.ts); through an HTTP proxy, https by a CONNECT tunnel
+ * (h2/dial.ts) and plain http by undici's ProxyAgent.
  */
 function httpClient(options: HttpClientOptions): HttpClient {
   const unrefTimer = (timer: ReturnType<typeof setInterval>) => timer.unref();
