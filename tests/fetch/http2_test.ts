@@ -3,11 +3,12 @@
  * private CA on 127.0.0.1: each test runs `netweir crawl` as a user would, trusting the CA by DENO_CERT, and reads
  * what the server saw. The faults are caused: a server that allows one stream at a time, one that sends GOAWAY in the
  * middle of the crawl, one that never answers, one that speaks HTTP/1.1 only. Through a SOCKS proxy (microsocks) and
- * an HTTP proxy's CONNECT tunnel too. About 40 s (95 s on a loaded machine): 14 crawl processes, a Node server per test.
+ * an HTTP proxy's CONNECT tunnel too. About 50 s (more on a loaded machine): 15 crawl processes, a Node server per test.
  */
 import assert from "node:assert/strict";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
+import { type AddressInfo, connect, createServer, type Socket } from "node:net";
 import { join } from "node:path";
 import { type Certificates, makeCertificates } from "../helpers/certificates.ts";
 import { runCli } from "../helpers/cli.ts";
@@ -71,7 +72,8 @@ async function crawl(spider: string, site: Site, settings: string[]): Promise<Cr
   const out = join(dir, "items.jsonl");
   const statsFile = join(dir, "stats.json");
   const args = ["crawl", file, "-a", `site=${site.url}`, "-O", out, "-s", `stats_file=${statsFile}`];
-  args.push("-s", "obey_robots_txt=false", "-s", "retries=0", "-s", "progress=false");
+  args.push("-s", "obey_robots_txt=false", "-s", "progress=false");
+  if (!settings.some((setting) => setting.startsWith("retries="))) args.push("-s", "retries=0");
   for (const setting of settings) args.push("-s", setting);
   const ran = await runCli(args, { cwd: dir, env: { DENO_CERT: site.ca }, timeoutMs: 60_000 });
   const text = await readFile(out, "utf8").catch(() => "");
@@ -252,6 +254,46 @@ Deno.test("an HTTP/1.1-only site through an HTTP proxy's tunnel is crawled over 
       assert.doesNotMatch(wrong.stderr, /wrong-secret/);
     } finally {
       await http.close();
+    }
+  });
+});
+
+/** A TCP relay to `port` whose first connection is held open and never answered (a TLS handshake that hangs). */
+function relayHangingFirst(port: number): Promise<{ port: number; close: () => void }> {
+  let connections = 0;
+  const held: Socket[] = [];
+  const server = createServer((client) => {
+    if (++connections === 1) return void held.push(client);
+    const upstream = connect({ host: "127.0.0.1", port });
+    held.push(client, upstream);
+    client.pipe(upstream).pipe(client);
+    client.on("error", () => upstream.destroy());
+    upstream.on("error", () => client.destroy());
+  });
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () =>
+      resolve({
+        port: (server.address() as AddressInfo).port,
+        close: () => {
+          for (const socket of held) socket.destroy();
+          server.close();
+        },
+      }))
+  );
+}
+
+Deno.test("a TLS handshake that hangs holds up the site's requests only until their timeout; their retries connect anew", async () => {
+  await withSite({ tls: true, items: 4 }, async (site) => {
+    const relay = await relayHangingFirst(Number(new URL(site.url).port));
+    try {
+      const relayed = { ...site, url: `https://127.0.0.1:${relay.port}/` };
+      const run = await crawl(SHOP_SPIDER, relayed, ["timeout=2", "retries=2", "retry_backoff=0.1"]);
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(run.items.length, 5);
+      assert.equal(run.stats.errors, 0);
+      assert.ok(Number(run.stats.retries) >= 1);
+    } finally {
+      relay.close();
     }
   });
 });

@@ -31,6 +31,11 @@ export interface AlpnClientOptions {
   unrefTimer?: (timer: ReturnType<typeof setInterval>) => void;
 }
 
+/** The connection a request was waiting for was given up by the request that opened it (its timeout or abort). */
+class AbandonedConnection extends Error {
+  override name = "AbandonedConnection";
+}
+
 /** What a first connection to an origin turned out to be. */
 type Probed = Http2Session | "http/1.1";
 
@@ -58,10 +63,12 @@ export function alpnHttpClient(options: AlpnClientOptions): HttpClient {
     if (sessions.get(key) === session) sessions.delete(key);
   };
 
-  const probe = async (url: URL, key: string, only: boolean): Promise<Probed> => {
+  const probe = async (url: URL, key: string, only: boolean, signal?: AbortSignal): Promise<Probed> => {
     const plain = url.protocol === "http:";
-    const { socket, protocol } = await dialAlpn(url, only ? ["h2"] : ["h2", "http/1.1"], options.tunnel).catch(
+    const protocols = only ? ["h2"] : ["h2", "http/1.1"];
+    const { socket, protocol } = await dialAlpn(url, protocols, options.tunnel, signal).catch(
       (error) => {
+        if (signal?.aborted) throw new AbandonedConnection("the request that opened the connection gave it up");
         // A server without h2 may end the handshake with TLS's no_application_protocol alert rather than pick.
         if (!only || !/no.?application.?protocol/i.test(String(error?.code) + String(error?.message))) throw error;
         throw new Error(`${url.host} does not speak HTTP/2 (it refused h2 by ALPN), and http2 is "only"`);
@@ -94,15 +101,24 @@ export function alpnHttpClient(options: AlpnClientOptions): HttpClient {
 
   /** The origin's HTTP/2 session, or "http/1.1" when its server does not speak HTTP/2. */
   const carrierFor = async (url: URL, key: string, only: boolean, signal?: AbortSignal): Promise<Probed> => {
-    if (!only && h1Origins.has(key)) return "http/1.1";
-    const live = sessions.get(key);
-    if (live?.usable) return live;
-    let pending = probing.get(key);
-    if (pending === undefined) {
-      pending = probe(url, key, only).finally(() => probing.delete(key));
-      probing.set(key, pending);
+    for (;;) {
+      if (!only && h1Origins.has(key)) return "http/1.1";
+      const live = sessions.get(key);
+      if (live?.usable) return live;
+      let pending = probing.get(key);
+      if (pending === undefined) {
+        const opening: Promise<Probed> = probe(url, key, only, signal).finally(() => {
+          if (probing.get(key) === opening) probing.delete(key);
+        });
+        probing.set(key, pending = opening);
+      }
+      try {
+        return await abortable(pending, signal);
+      } catch (error) {
+        // Another request's timeout ended the handshake this one waited on: it opens a connection of its own.
+        if (!(error instanceof AbandonedConnection) || signal?.aborted) throw error;
+      }
     }
-    return await abortable(pending, signal);
   };
 
   const sendH2 = async (url: URL, init: HttpRequest, only: boolean): Promise<HttpResponse> => {

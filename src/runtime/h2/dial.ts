@@ -31,18 +31,26 @@ function serverName(host: string): string | undefined {
   return /^[\d.]+$|:/.test(host) ? undefined : host;
 }
 
-/** Resolves once `socket` has emitted `event`, or rejects with its error (the socket destroyed). */
-function once(socket: Socket, event: "connect" | "secureConnect"): Promise<void> {
+/**
+ * Resolves once `socket` has emitted `event`, or rejects with its error, or with the signal's reason once it aborts
+ * (the socket destroyed either way: a handshake the server never finishes must not hang on).
+ */
+function once(socket: Socket, event: "connect" | "secureConnect", signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    const onError = (error: Error) => {
+    const onError = (error: unknown) => {
+      signal?.removeEventListener("abort", onAbort);
       socket.destroy();
       reject(error);
     };
+    const onAbort = () => onError(signal!.reason);
     socket.once(event, () => {
       socket.off("error", onError);
+      signal?.removeEventListener("abort", onAbort);
       resolve();
     });
     socket.once("error", onError);
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
 
@@ -55,10 +63,15 @@ export const directTunnel: Tunnel = async (host, port) => {
 };
 
 /**
- * Connects to `url`'s origin offering `protocols` by ALPN (https), or plainly (http), through `tunnel` when given.
- * The socket is paused-free and has no listeners left: the caller's protocol takes it over.
+ * Connects to `url`'s origin offering `protocols` by ALPN (https), or plainly (http), through `tunnel` when given;
+ * `signal` gives up the TLS handshake. The socket has no listeners left: the caller's protocol takes it over.
  */
-export async function dialAlpn(url: URL, protocols: string[], tunnel?: Tunnel): Promise<Dialed> {
+export async function dialAlpn(
+  url: URL,
+  protocols: string[],
+  tunnel?: Tunnel,
+  signal?: AbortSignal,
+): Promise<Dialed> {
   const { host, port } = endpointOf(url);
   if (url.protocol !== "https:") return { socket: await (tunnel ?? directTunnel)(host, port), protocol: undefined };
   const raw = tunnel ? await tunnel(host, port) : undefined;
@@ -71,7 +84,7 @@ export async function dialAlpn(url: URL, protocols: string[], tunnel?: Tunnel): 
   });
   secure.setNoDelay?.(true);
   try {
-    await once(secure, "secureConnect");
+    await once(secure, "secureConnect", signal);
   } catch (error) {
     raw?.destroy();
     throw error;
