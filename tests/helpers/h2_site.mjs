@@ -102,10 +102,12 @@ if (options.http1Only) {
     server.on("request", (req, res) => {
       if (req.httpVersion === "2.0") return;
       log.push({ path: req.url, version: req.httpVersion, connection: 0, cookie: req.headers.cookie ?? null });
-      answer(req.url, req.headers.cookie, (status, headers, body) => {
-        res.writeHead(status, headers);
-        res.end(body);
-      });
+      delayed(() =>
+        answer(req.url, req.headers.cookie, (status, headers, body) => {
+          res.writeHead(status, headers);
+          res.end(body);
+        })
+      );
     });
   }
 }
