@@ -3,12 +3,13 @@
  * private CA on 127.0.0.1: each test runs `netweir crawl` as a user would, trusting the CA by DENO_CERT, and reads
  * what the server saw. The faults are caused: a server that allows one stream at a time, one that sends GOAWAY in the
  * middle of the crawl, one that never answers, one that speaks HTTP/1.1 only. Through a SOCKS proxy (microsocks) and
- * an HTTP proxy's CONNECT tunnel too. About 50 s (more on a loaded machine): 15 crawl processes, a Node server per test.
+ * an HTTP proxy's CONNECT tunnel too. About 55 s (more on a loaded machine): 16 crawl processes, a Node server per test.
  */
 import assert from "node:assert/strict";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { type AddressInfo, connect, createServer, type Socket } from "node:net";
+import { createServer as createTlsServer } from "node:tls";
 import { join } from "node:path";
 import { type Certificates, makeCertificates } from "../helpers/certificates.ts";
 import { runCli } from "../helpers/cli.ts";
@@ -294,6 +295,43 @@ Deno.test("a TLS handshake that hangs holds up the site's requests only until th
       assert.ok(Number(run.stats.retries) >= 1);
     } finally {
       relay.close();
+    }
+  });
+});
+
+Deno.test("a server that agrees to HTTP/2 and never sends its SETTINGS holds up requests only until their timeout", async () => {
+  await withSite({ items: 4 }, async (h2c) => {
+    // TLS with ALPN h2 in front of the h2c site; its first connection is held silent after the handshake.
+    const dir = await mkdtemp(join(tmpdir(), "netweir-h2-silent-"));
+    const certs = await makeCertificates(dir);
+    let connections = 0;
+    const held: Socket[] = [];
+    const front = createTlsServer({
+      key: await readFile(certs.serverKey),
+      cert: await readFile(certs.serverCert),
+      ALPNProtocols: ["h2"],
+    }, (secure) => {
+      held.push(secure);
+      if (++connections === 1) return;
+      const upstream = connect({ host: "127.0.0.1", port: Number(new URL(h2c.url).port) });
+      held.push(upstream);
+      secure.pipe(upstream).pipe(secure);
+      secure.on("error", () => upstream.destroy());
+      upstream.on("error", () => secure.destroy());
+    });
+    await new Promise<void>((resolve) => front.listen(0, "127.0.0.1", resolve));
+    try {
+      const site = { ...h2c, url: `https://127.0.0.1:${(front.address() as AddressInfo).port}/`, ca: certs.ca };
+      const run = await crawl(SHOP_SPIDER, site, ["timeout=2", "retries=2", "retry_backoff=0.1"]);
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(run.items.length, 5);
+      for (const item of run.items) assert.equal(item.protocol, "h2");
+      assert.ok(Number(run.stats.retries) >= 1);
+      assert.ok(connections >= 2);
+    } finally {
+      for (const socket of held) socket.destroy();
+      front.close();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

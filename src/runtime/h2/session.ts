@@ -78,6 +78,7 @@ export class Http2Session {
   /** The last stream id the server's GOAWAY says it may have processed; streams above it were not. */
   #lastProcessed = Infinity;
   #retired = false;
+  #hasSettings = false;
   /** Streams sent and not answered yet: those past a GOAWAY's last stream are cancelled, never to be answered. */
   readonly #unanswered = new Set<ClientHttp2Stream>();
   #failure: Error | undefined;
@@ -89,7 +90,10 @@ export class Http2Session {
     this.#session = connect(origin, { createConnection: () => socket, settings: { enablePush: false } });
     const session = this.#session;
     this.#settled = new Promise((resolve, reject) => {
-      session.once("remoteSettings", () => resolve());
+      session.once("remoteSettings", () => {
+        this.#hasSettings = true;
+        resolve();
+      });
       session.once(
         "close",
         () => reject(this.#failure ?? new Error("the HTTP/2 connection closed before its SETTINGS")),
@@ -158,7 +162,12 @@ export class Http2Session {
     try {
       await abortable(this.#settled, signal);
     } catch (error) {
-      if (signal?.aborted) throw signal.reason ?? error;
+      if (signal?.aborted) {
+        // A request gave up before the server's SETTINGS came, which a server sends first thing: the connection is
+        // dead, and later requests must not wait on it too.
+        if (!this.#hasSettings) this.close();
+        throw signal.reason ?? error;
+      }
       // The connection failed before its SETTINGS: nothing was sent on it.
       return false;
     }
