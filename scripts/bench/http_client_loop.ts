@@ -5,9 +5,12 @@
  *
  *   deno run -A scripts/bench/http_client_loop.ts CLIENT BASE PAGES AT
  *   node scripts/bench/http_client_loop.ts CLIENT BASE PAGES AT      (UNDICI: the path of undici's index.js)
+ *   NETWEIR_RUNTIME=npm/dist/src/runtime/mod.js node scripts/bench/http_client_loop.ts netweir-h2 BASE PAGES AT
  *
  * CLIENT is `fetch` (the runtime's own), `node:http` (one keep-alive agent), `undici.request`, `undici.fetch`, or
- * `netweir` (Netweir's HTTP/1.1 client, src/runtime/h1/client.ts, over the runtime's sockets: what its crawls use).
+ * `netweir` (Netweir's HTTP/1.1 client, src/runtime/h1/client.ts, over the runtime's sockets: what its crawls use),
+ * `netweir-h2` and `netweir-h1` (the runtime's client as crawls get it, src/runtime/h2/client.ts, with `http2`
+ * auto and off: against an https BASE whose server offers h2, HTTP/2 on one connection against HTTP/1.1 over TLS).
  */
 import process from "node:process";
 import { Agent, get } from "node:http";
@@ -74,6 +77,20 @@ async function client(name: string, at: number): Promise<Get> {
       const headers = new Headers();
       return async (url) =>
         (await (await http.fetch(new URL(url), { method: "GET", headers })).bytes(Infinity))!.byteLength;
+    }
+    case "netweir-h2":
+    case "netweir-h1": {
+      // On Node, the npm build's (NETWEIR_RUNTIME: the path of npm/dist/src/runtime/mod.js), which has its imports
+      // resolved as Node needs them.
+      const path = process.env.NETWEIR_RUNTIME;
+      const { runtime } = await import(
+        path ? pathToFileURL(path).href : "../../src/runtime/mod.ts"
+      ) as typeof import("../../src/runtime/mod.ts");
+      const http = runtime.httpClient({});
+      const headers = new Headers();
+      const http2 = name === "netweir-h2" ? "auto" : "off";
+      return async (url) =>
+        (await (await http.fetch(new URL(url), { method: "GET", headers, http2 })).bytes(Infinity))!.byteLength;
     }
     default:
       throw new Error(`unknown client ${name}`);

@@ -33,6 +33,7 @@ export interface SentResponse {
   body: Uint8Array;
   redirects: string[];
   source: FetchedResponse["source"];
+  protocol?: string;
   rendered?: FetchedResponse["rendered"];
 }
 

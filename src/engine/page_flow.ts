@@ -164,6 +164,7 @@ async function runPending(ctx: CrawlContext, pending: Pending): Promise<Outcome>
       ctx.stats.status(outcome.status);
       ctx.stats.inc("bytes", outcome.body.byteLength);
       if (outcome.source === "browser") ctx.stats.inc("browser.pages");
+      if (outcome.protocol !== undefined) ctx.stats.inc(`downloader/protocol/${outcome.protocol}`);
       // Checked here rather than left to the logger, so a crawl at info level builds no line per page.
       if (ctx.settings.logLevel === "debug") ctx.log.debug(crawledLine(pending.request, outcome));
     }

@@ -256,6 +256,7 @@ export class WorkerPool {
         body: response.body,
         redirects: response.redirects,
         source: response.source,
+        protocol: response.protocol,
         rendered: response.rendered,
       },
     };

@@ -11,6 +11,7 @@ import { CookieJar } from "tough-cookie";
 import { CrawlCookieStore } from "./cookie_store.ts";
 import { FetchError } from "../errors.ts";
 import type { HttpClient, HttpResponse } from "../runtime/mod.ts";
+import type { Http2Mode } from "../runtime/types.ts";
 import type { SettingValues } from "../settings/table.ts";
 import type { Request } from "../spider/request.ts";
 import type { Logger } from "../spider/types.ts";
@@ -74,6 +75,7 @@ export type DownloaderSettings =
     | "defaultHeaders"
     | "maxBodySize"
   >
+  & { http2?: SettingValues["http2"] }
   & { hosts?: SettingValues["hosts"] };
 
 /** Fetches requests the way the crawl's settings say: headers, redirects, timeouts, size limit, cookies, auth, proxies. */
@@ -238,6 +240,7 @@ export class Downloader {
         // fetch refuses a body on GET and HEAD; such a body has no meaning to a server anyway.
         body: method === "GET" || method === "HEAD" ? undefined : body,
         signal,
+        http2: http2ModeOf(this.#settingsOf(url.hostname).http2),
       });
       if (useJar) await storeCookies(jar!, response.headers, url);
       const next = follow ? redirectTarget(response, url) : undefined;
@@ -252,6 +255,7 @@ export class Downloader {
           body: decodeBody(hopBody, hopHeaders, limit, url.href, response.asSent),
           sent: { method, headers, body: method === "GET" || method === "HEAD" ? undefined : body },
           at: sentAt,
+          ...(response.protocol !== undefined ? { protocol: response.protocol } : {}),
         });
         if (redirects.length >= this.#settings.maxRedirects) {
           throw new FetchError(
@@ -296,6 +300,7 @@ export class Downloader {
         latency: 0,
         source: "network",
         sent: { method, headers },
+        ...(response.protocol !== undefined ? { protocol: response.protocol } : {}),
         ...(hops.length > 0 ? { hops } : {}),
       };
     }
@@ -339,6 +344,11 @@ async function storeCookies(jar: CookieJar, headers: Headers, url: URL): Promise
     // A malformed or foreign-domain cookie is the server's mistake, not a reason to fail the page.
     await jar.setCookie(line, url.href, { ignoreError: true });
   }
+}
+
+/** The `http2` setting as the client takes it (auto when unset: a downloader built with older settings). */
+function http2ModeOf(value: string | undefined): Http2Mode {
+  return value === "off" || value === "only" ? value : "auto";
 }
 
 /** Where a redirect response points, or undefined when it is not one that can be followed. */

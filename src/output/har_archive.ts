@@ -116,7 +116,7 @@ export class HarArchive {
       request: {
         method: exchange.method,
         url: exchange.url,
-        httpVersion: "HTTP/1.1",
+        httpVersion: exchange.httpVersion,
         cookies: requestCookies(exchange.requestHeaders),
         headers: pairs(exchange.requestHeaders),
         queryString: [...url.searchParams].map(([name, value]) => ({ name, value })),
@@ -129,7 +129,7 @@ export class HarArchive {
       response: {
         status: exchange.status,
         statusText: reasonPhrase(exchange.status),
-        httpVersion: "HTTP/1.1",
+        httpVersion: exchange.httpVersion,
         cookies: exchange.setCookies.map(responseCookie).filter((cookie) => cookie !== undefined),
         headers: pairs(exchange.responseHeaders),
         content,

@@ -1,6 +1,7 @@
 /**
  * The exchanges an archive keeps, one per HTTP request sent (each redirect hop, then the final answer), and their
- * HTTP/1.1 messages as WARC records hold them. Bodies are as the crawler read them, decompressed: the
+ * HTTP/1.x-style messages as WARC records hold them (an exchange over HTTP/2 written with the version `HTTP/2` in its
+ * request and status lines, as HAR's httpVersion says it: HTTP/2 has no text form of its own to keep). Bodies are as the crawler read them, decompressed: the
  * Content-Encoding and Transfer-Encoding headers are left out and Content-Length is that of the body kept, so each
  * message is well formed on its own.
  */
@@ -24,6 +25,15 @@ export interface ArchivedExchange {
   /** Epoch ms when the request was sent, and ms until the answer was read. */
   at: number;
   millis: number;
+  /** The version as HAR and the message lines write it: `HTTP/2`, `HTTP/1.1` (also when the client could not tell). */
+  httpVersion: string;
+}
+
+/** An ALPN protocol name as an HTTP version (`h2` is `HTTP/2`); HTTP/1.1 when not known. */
+export function httpVersionOf(protocol: string | undefined): string {
+  if (protocol === "h2" || protocol === "h2c") return "HTTP/2";
+  if (protocol === "http/1.0") return "HTTP/1.0";
+  return "HTTP/1.1";
 }
 
 /**
@@ -62,6 +72,7 @@ export function exchangesOf(response: FetchedResponse, requestBody: string | und
     body: hop.body,
     at: hop.at,
     millis: 0,
+    httpVersion: httpVersionOf(hop.protocol),
   }));
   // Each hop took until the next one was sent; the last request was sent after the last hop's answer.
   for (let i = 0; i < hops.length; i++) hops[i].millis = Math.max(0, (hops[i + 1]?.at ?? end) - hops[i].at);
@@ -77,6 +88,7 @@ export function exchangesOf(response: FetchedResponse, requestBody: string | und
     body: response.body,
     at: Math.min(lastAt, end),
     millis: Math.max(0, end - Math.min(lastAt, end)),
+    httpVersion: httpVersionOf(response.protocol),
   };
   if (hops.length === 0) last.millis = millis;
   return [...hops, last];
@@ -84,20 +96,20 @@ export function exchangesOf(response: FetchedResponse, requestBody: string | und
 
 const encoder = new TextEncoder();
 
-/** The request, as an HTTP/1.1 message. */
+/** The request, as an HTTP/1.1-style message (with HTTP/2 as its version when it went over HTTP/2). */
 export function requestMessage(exchange: ArchivedExchange): Uint8Array {
   const url = new URL(exchange.url);
   const headers = [...exchange.requestHeaders];
   if (!headers.some(([name]) => name.toLowerCase() === "host")) headers.unshift(["host", url.host]);
-  const head = `${exchange.method} ${url.pathname}${url.search} HTTP/1.1\r\n` +
+  const head = `${exchange.method} ${url.pathname}${url.search} ${exchange.httpVersion}\r\n` +
     headers.map(([name, value]) => `${name}: ${value}\r\n`).join("") + "\r\n";
   return Buffer.concat([encoder.encode(head), encoder.encode(exchange.requestBody ?? "")]);
 }
 
-/** The answer, as an HTTP/1.1 message with its decompressed body. */
+/** The answer, as an HTTP/1.1-style message with its decompressed body. */
 export function responseMessage(exchange: ArchivedExchange): { message: Uint8Array; payloadOffset: number } {
   const head = encoder.encode(
-    `HTTP/1.1 ${exchange.status} ${reasonPhrase(exchange.status)}\r\n` +
+    `${exchange.httpVersion} ${exchange.status} ${reasonPhrase(exchange.status)}\r\n` +
       exchange.responseHeaders.map(([name, value]) => `${name}: ${value}\r\n`).join("") + "\r\n",
   );
   return { message: Buffer.concat([head, exchange.body]), payloadOffset: head.byteLength };

@@ -1,5 +1,6 @@
 /** The Deno side of the runtime boundary. */
-import { wireHttpClient } from "./h1/client.ts";
+import { alpnHttpClient, tunnelledHttpClient } from "./h2/client.ts";
+import { connectTunnel, socksTunnel } from "./h2/dial.ts";
 import { denoSocksDialer, dialDeno } from "./deno_socket.ts";
 import { isSocksProxy } from "./socks.ts";
 import { fromWebResponse } from "./web_response.ts";
@@ -25,23 +26,26 @@ function proxyOption(proxy: string): Deno.Proxy {
 }
 
 /**
- * Direct requests go through the HTTP/1.1 client over Deno's sockets (h1/client.ts): at 64 requests in flight it
- * held some 60 MB less than Deno's fetch and took a third of its CPU, and it reaches the ports fetch refuses. Through
- * an HTTP proxy, Deno's fetch with the proxy set on its client (docs/design/engine.md, "The HTTP client"); through
- * a SOCKS proxy, the same HTTP/1.1 client over a connection the proxy opened (socks.ts).
+ * Direct requests go through Netweir's own client (h2/client.ts): HTTP/2 on node:http2 where an https site picks it
+ * by ALPN, else the HTTP/1.1 client over Deno's sockets (h1/client.ts), which at 64 requests in flight held some 60 MB
+ * less than Deno's fetch and took a third of its CPU, and reaches the ports fetch refuses. Through a SOCKS proxy the
+ * same client over the tunnel the proxy opens (socks.ts); through an HTTP proxy, https by a CONNECT tunnel
+ * (h2/dial.ts) and plain http by Deno's fetch with the proxy set on its client (docs/design/engine.md, "HTTP/2").
  */
 function httpClient(options: HttpClientOptions): HttpClient {
   const unrefTimer = (timer: ReturnType<typeof setInterval>) => Deno.unrefTimer(timer as unknown as number);
-  if (!options.proxy) return wireHttpClient({ dial: dialDeno, unrefTimer });
+  if (!options.proxy) return alpnHttpClient({ h1Dial: dialDeno, unrefTimer });
+  const proxy = new URL(options.proxy);
   if (isSocksProxy(options.proxy)) {
-    return wireHttpClient({ dial: denoSocksDialer(new URL(options.proxy)), unrefTimer });
+    return alpnHttpClient({ h1Dial: denoSocksDialer(proxy), tunnel: socksTunnel(proxy), unrefTimer });
   }
   const client = Deno.createHttpClient({ proxy: proxyOption(options.proxy) });
-  return {
+  const viaFetch: HttpClient = {
     fetch: async (url, init) =>
       fromWebResponse(await fetch(url, { ...init, redirect: "manual", client } as RequestInit)),
     close: () => client.close(),
   };
+  return proxy.protocol === "http:" ? tunnelledHttpClient(viaFetch, connectTunnel(proxy), unrefTimer) : viaFetch;
 }
 
 async function listen(

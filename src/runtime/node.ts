@@ -11,7 +11,8 @@ import { parentPort, Worker } from "node:worker_threads";
 import { setFlagsFromString } from "node:v8";
 import nodeModule from "node:module";
 import { CRAWL_V8_FLAGS, flagsNotGiven, v8FlagName } from "./heap_flags.ts";
-import { wireHttpClient } from "./h1/client.ts";
+import { alpnHttpClient, tunnelledHttpClient } from "./h2/client.ts";
+import { connectTunnel, socksTunnel } from "./h2/dial.ts";
 import { nodeDialer, nodeSocksDialer } from "./node_socket.ts";
 import { isSocksProxy } from "./socks.ts";
 import { cacheStrippedTypeScript } from "./node_type_cache.ts";
@@ -63,14 +64,18 @@ function startBundledWorker(sea: SingleExecutable): Worker {
 }
 
 /**
- * Direct requests go through the HTTP/1.1 client over node:net and node:tls sockets (h1/client.ts): about half the
- * CPU of node:http for the same pages, and a third of Node's fetch (docs/design/engine.md, "The HTTP client"); so
- * do requests through a SOCKS proxy, over a connection the proxy opened (socks.ts).
+ * Direct requests go through Netweir's own client (h2/client.ts): HTTP/2 on node:http2 where an https site picks it
+ * by ALPN, else the HTTP/1.1 client over node:net and node:tls sockets (h1/client.ts: about half the CPU of node:http
+ * for the same pages, and a third of Node's fetch; docs/design/engine.md, "The HTTP client"). Through a SOCKS proxy
+ * the same client over the tunnel the proxy opens (socks.ts); through an HTTP proxy, https by a CONNECT tunnel
+ * (h2/dial.ts) and plain http by undici's ProxyAgent.
  */
 function httpClient(options: HttpClientOptions): HttpClient {
-  if (!options.proxy) return wireHttpClient({ dial: nodeDialer(), unrefTimer: (timer) => timer.unref() });
+  const unrefTimer = (timer: ReturnType<typeof setInterval>) => timer.unref();
+  if (!options.proxy) return alpnHttpClient({ h1Dial: nodeDialer(), unrefTimer });
+  const proxyUrl = new URL(options.proxy);
   if (isSocksProxy(options.proxy)) {
-    return wireHttpClient({ dial: nodeSocksDialer(new URL(options.proxy)), unrefTimer: (timer) => timer.unref() });
+    return alpnHttpClient({ h1Dial: nodeSocksDialer(proxyUrl), tunnel: socksTunnel(proxyUrl), unrefTimer });
   }
   // node:http has no proxy support; undici (the library behind Node's fetch) does, so it is loaded only when a
   // proxy is asked for.
@@ -79,7 +84,7 @@ function httpClient(options: HttpClientOptions): HttpClient {
     undici,
     agent: new undici.ProxyAgent(proxy),
   }));
-  return {
+  const viaUndici: HttpClient = {
     async fetch(url, init) {
       const { undici, agent } = await loaded;
       // deno-lint-ignore no-explicit-any
@@ -90,6 +95,9 @@ function httpClient(options: HttpClientOptions): HttpClient {
       loaded.then(({ agent }) => agent.close()).catch(() => {});
     },
   };
+  return proxyUrl.protocol === "http:"
+    ? tunnelledHttpClient(viaUndici, connectTunnel(proxyUrl), unrefTimer)
+    : viaUndici;
 }
 
 /** The flags the user started this Node with: its command line's, and NODE_OPTIONS'. */

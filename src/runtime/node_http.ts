@@ -71,6 +71,7 @@ function toHttpResponse(message: IncomingMessage): HttpResponse {
   return {
     status,
     headers: headersOf(message),
+    protocol: message.httpVersion === "2.0" ? "h2" : `http/${message.httpVersion}`,
     asSent: true,
     bytes: (limit) => empty ? Promise.resolve(new Uint8Array()) : readWithin(message, limit),
     cancel: () => {

@@ -84,6 +84,11 @@ export function pullByEvents(socket: Socket): Pulled {
   return pulled;
 }
 
+/** A socket connected already (TLS done), read by its "data" events, as a WireSocket. */
+export function connectedWire(socket: Socket): WireSocket {
+  return pullByEvents(socket).wire;
+}
+
 function endpoint(url: URL): { host: string; port: number; tls: boolean } {
   const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
   const tls = url.protocol === "https:";
@@ -96,6 +101,8 @@ function serverName(host: string): string | undefined {
 }
 
 export interface Pulled {
+  /** The socket as a WireSocket; for one connected already (its `ready` event has passed). */
+  readonly wire: WireSocket;
   /** Bytes the socket read: into the waiting read first, the rest queued. False pauses the socket. */
   onRead(count: number, bytes: Uint8Array): boolean;
   /** The socket as a WireSocket, once it has connected (`event`), or its error. */
@@ -196,6 +203,7 @@ function pull(socket: Socket): Pulled {
   };
   return {
     onRead,
+    wire,
     ready: (event) =>
       new Promise((resolve, reject) => {
         socket.once(event, () => resolve(wire));

@@ -18,9 +18,18 @@ export interface HttpClientOptions {
   proxy?: string;
 }
 
+/**
+ * Whether HTTP/2 is used: `auto` offers h2 and http/1.1 by ALPN on https and takes what the server picks (plain http
+ * stays HTTP/1.1), `off` speaks HTTP/1.1 only, `only` speaks HTTP/2 only (ALPN h2 on https, h2c with prior knowledge
+ * on plain http) and fails where the server does not.
+ */
+export type Http2Mode = "auto" | "off" | "only";
+
 /** One request as the downloader sends it; redirects are never followed by the client. */
 export interface HttpRequest {
   method: string;
+  /** How the request may be carried; `auto` when not given. */
+  http2?: Http2Mode;
   headers: Headers;
   /** Sent as it is; undefined for none. */
   body?: string;
@@ -35,6 +44,11 @@ export interface HttpRequest {
  */
 export interface HttpResponse {
   readonly status: number;
+  /**
+   * The protocol that carried the answer, by its ALPN name (`h2`, `http/1.1`, `http/1.0`), or undefined where the
+   * client cannot tell (a runtime's fetch, used through an HTTP proxy for plain http).
+   */
+  readonly protocol?: string;
   /** The response's headers, the caller's own to change (the downloader removes the codings it decodes). */
   readonly headers: Headers;
   /**

@@ -19,6 +19,7 @@ export const HOST_KEYS = [
   "defaultHeaders",
   "userAgent",
   "timeout",
+  "http2",
 ] as const;
 
 /** Keys that are no crawl setting of their own: `render` sends every request to the host through the browser. */

@@ -99,6 +99,7 @@ export type SettingValues = {
   userAgent: string;
   defaultHeaders: Record<string, string>;
   maxBodySize: number;
+  http2: string;
   obeyRobotsTxt: boolean;
   robotsTxtErrors: string;
   maxItems: number | null;
@@ -327,7 +328,7 @@ export const TABLE: { [K in SettingKey]: SettingRow<SettingValues[K]> } = {
     check: checkHosts,
     doc: 'Settings for some hosts: {"api.example.com": {"per_domain": 1}, "*.cdn.example.com": {...}}; ' +
       "the most specific pattern wins (keys: per_domain, min_delay, max_delay, autothrottle, proxies, proxy_rotation, " +
-      "default_headers, user_agent, timeout, render)",
+      "default_headers, user_agent, timeout, http2, render)",
   }),
   maxBodySize: setting<number>({
     cli: "max_body_size",
@@ -335,6 +336,14 @@ export const TABLE: { [K in SettingKey]: SettingRow<SettingValues[K]> } = {
     default: 64 * 1024 * 1024,
     check: atLeast(1),
     doc: "Largest response body in bytes; bigger responses fail",
+  }),
+  http2: setting<string>({
+    cli: "http2",
+    type: "string",
+    choices: ["auto", "off", "only"],
+    default: "auto",
+    doc: "HTTP/2: auto (offered by ALPN on https, used where the server picks it), off (HTTP/1.1 only) or only " +
+      "(HTTP/2 only; h2c with prior knowledge on plain http)",
   }),
   obeyRobotsTxt: setting<boolean>({
     cli: "obey_robots_txt",

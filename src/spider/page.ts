@@ -135,6 +135,14 @@ export class Page {
    */
   session: Session | undefined = undefined;
 
+  /**
+   * The protocol that carried the page, by its ALPN name: `h2` (HTTP/2), `http/1.1`, `http/1.0`; undefined for a page
+   * not from the network (the cache, a middleware, the browser) or where the client could not tell.
+   */
+  get protocol(): string | undefined {
+    return this.response.protocol;
+  }
+
   #encoding: string | undefined;
   #text: string | undefined;
   #document: Document | undefined;

@@ -23,6 +23,11 @@ export interface FetchedResponse {
    * browser (a rendered page: the body is the DOM as it stood after the request's steps).
    */
   source: "network" | "cache" | "middleware" | "browser";
+  /**
+   * For a response from the network: the protocol that carried it, by its ALPN name (`h2`, `http/1.1`, `http/1.0`);
+   * undefined where the client could not tell.
+   */
+  protocol?: string;
   /** For a response from the network: the method and headers of the last request sent (after redirects). */
   sent?: { method: string; headers: Headers };
   /** For a rendered page: what its steps gave back. */
@@ -45,6 +50,8 @@ export interface RedirectHop {
   sent: { method: string; headers: Headers; body?: string };
   /** Epoch ms when the request was sent. */
   at: number;
+  /** The protocol that carried it (`h2`, `http/1.1`), when known. */
+  protocol?: string;
 }
 
 /** What a rendered page's steps gave back (C23), in step order. */

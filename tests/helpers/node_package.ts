@@ -32,7 +32,8 @@ const PROJECT_PACKAGE_JSON = JSON.stringify({ private: true, type: "module" });
 /** An empty project with the packed build installed; `netweir(args)` runs its bin with Node 22. */
 export interface InstalledPackage {
   dir: string;
-  netweir(args: string[]): Promise<Ran>;
+  /** Runs the package's bin; `env` adds variables to the environment (NODE_EXTRA_CA_CERTS). */
+  netweir(args: string[], env?: Record<string, string>): Promise<Ran>;
   node(args: string[]): Promise<Ran>;
   remove(): Promise<void>;
 }
@@ -124,7 +125,7 @@ export async function installBuiltPackage(): Promise<InstalledPackage> {
   const env = { ...process.env, XDG_CACHE_HOME: join(dir, ".cache") };
   return {
     dir,
-    netweir: (args) => runCommand(NODE22, [bin, ...args], { cwd: dir, env }),
+    netweir: (args, extra = {}) => runCommand(NODE22, [bin, ...args], { cwd: dir, env: { ...env, ...extra } }),
     node: (args) => runCommand(NODE22, args, { cwd: dir, env }),
     remove: () => rm(dir, { recursive: true, force: true }),
   };

@@ -12,8 +12,8 @@ function snakeCase(key: string): string {
 Deno.test("every row of the table has a key, a cli name, a known type, a default and a one-line doc", () => {
   assert.ok(SETTINGS.length > 30, `only ${SETTINGS.length} settings in the table`);
   for (const row of SETTINGS) {
-    assert.match(row.key, /^[a-z][A-Za-z]*$/, `key of ${row.cli}`);
-    assert.match(row.cli, /^[a-z][a-z_]*$/, `cli name of ${row.key}`);
+    assert.match(row.key, /^[a-z][A-Za-z0-9]*$/, `key of ${row.cli}`);
+    assert.match(row.cli, /^[a-z][a-z0-9_]*$/, `cli name of ${row.key}`);
     assert.ok(TYPES.has(row.type), `${row.key} has type ${row.type}`);
     assert.ok("default" in row && row.default !== undefined, `${row.key} has no default`);
     assert.equal(typeof row.doc, "string", `${row.key} doc`);

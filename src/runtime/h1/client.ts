@@ -173,7 +173,7 @@ export function wireHttpClient(options: WireClientOptions): HttpClient {
   const respond = (
     key: string,
     wire: Wire,
-    { status, headers, keepAlive }: ResponseHead,
+    { status, headers, keepAlive, version }: ResponseHead,
     framing: Framing,
     signal: AbortSignal | undefined,
     onAbort: () => void,
@@ -202,6 +202,7 @@ export function wireHttpClient(options: WireClientOptions): HttpClient {
     return {
       status,
       headers,
+      protocol: version === 11 ? "http/1.1" : "http/1.0",
       asSent: true,
       bytes: async (limit) => {
         try {
