@@ -46,6 +46,7 @@ export function openTestPool(
       | "endpoint"
       | "reconnectMs"
       | "onDisconnect"
+      | "blockTypes"
     >
   > = {},
 ): TabPool {
@@ -55,7 +56,7 @@ export function openTestPool(
     tabUses: options.tabUses,
     pressureEvery: options.pressureEvery,
     log: createLogger("error", () => {}),
-    blockTypes: [],
+    blockTypes: options.blockTypes ?? [],
     userAgent: null,
     extraHeaders: {},
     protocolTimeoutMs: options.protocolTimeoutMs ?? 30_000,
