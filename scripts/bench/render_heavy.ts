@@ -4,7 +4,18 @@
  * page) crawled by `netweir crawl` with every page rendered. Prints the whole tree's PSS over the crawl, by kind of
  * process, and the crawl process's own share; asserts nothing.
  *
- *   deno run -A scripts/bench/render_heavy.ts [PAGES=500] [TABS=4] [--every=100] [-s setting=value ...]
+ * With `--docs=DIR` the site is a real one instead: the directory served as it is (Debian's rust-doc,
+ * /usr/share/doc/rust/html, after `apt-get install rust-doc`), crawled by scripts/bench/rust_docs_spider.ts, which
+ * follows every link, up to PAGES pages (`max_pages`). The spider also reports the crawl process's V8 heap and external
+ * memory every 25 pages, printed beside the PSS; `-a snapshot=PATH -a snapshotAt=N` writes a heap snapshot.
+ *
+ * `--concurrency=N` sets the crawl's `concurrency` and `per_domain` (default: TABS; the crawl's own default is 16).
+ *
+ * The crawl runs as `deno task crawl` and a generated project run it, with the crawl's V8 heap settings
+ * (src/runtime/heap_flags.ts); `--no-heap-flags` runs it with V8's defaults instead, as this benchmark did before.
+ *
+ *   deno run -A scripts/bench/render_heavy.ts [PAGES=500] [TABS=4] [--every=100] [--docs=DIR] [--concurrency=N]
+ *     [-s setting=value ...] [-a argument=value ...]
  */
 import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
@@ -12,13 +23,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { REPO_ROOT } from "../../tests/helpers/cli.ts";
 import { runtime } from "../../src/runtime/mod.ts";
+import { CRAWL_V8_FLAGS } from "../../src/runtime/heap_flags.ts";
 import { tree } from "./process_tree.ts";
 
-const positional = Deno.args.filter((arg, i) => !arg.startsWith("-") && Deno.args[i - 1] !== "-s");
+const isValue = (i: number) => Deno.args[i - 1] === "-s" || Deno.args[i - 1] === "-a";
+const positional = Deno.args.filter((arg, i) => !arg.startsWith("-") && !isValue(i));
 const pages = Number(positional[0] ?? 500);
 const tabs = Number(positional[1] ?? 4);
-const every = Number(Deno.args.find((arg) => arg.startsWith("--every="))?.slice(8) ?? 100);
-const extra = Deno.args.flatMap((arg, i) => Deno.args[i - 1] === "-s" ? ["-s", arg] : []);
+const option = (name: string) => Deno.args.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
+const every = Number(option("every") ?? 100);
+const docs = option("docs");
+const concurrency = Number(option("concurrency") ?? tabs);
+const heapFlags = Deno.args.includes("--no-heap-flags") ? [] : [`--v8-flags=${CRAWL_V8_FLAGS.deno.join(",")}`];
+const extra = Deno.args.flatMap((arg, i) => isValue(i) ? [Deno.args[i - 1], arg] : []);
 
 /** A search index like rustdoc's search-index.js: one big script every page loads and parses. */
 const INDEX = `window.searchIndex = ${
@@ -49,31 +66,67 @@ for (const [path, , i] of window.searchIndex.slice(0, 3000)) {
 </script></body></html>`;
 }
 
+const TYPES: Record<string, string> = {
+  html: "text/html; charset=utf-8",
+  js: "text/javascript",
+  css: "text/css",
+  svg: "image/svg+xml",
+  png: "image/png",
+  woff: "font/woff",
+  woff2: "font/woff2",
+  ttf: "font/ttf",
+  json: "application/json",
+};
+
+/** A file of the directory `root`, with its type by extension, as a static server would answer it. */
+async function serveFile(root: string, path: string): Promise<Response> {
+  const file = join(root, decodeURIComponent(path).replace(/\/$/, "/index.html"));
+  if (!file.startsWith(root)) return new Response("not found", { status: 404 });
+  const body = await readFile(file).catch(() => undefined);
+  if (body === undefined) return new Response("not found", { status: 404 });
+  const type = TYPES[file.slice(file.lastIndexOf(".") + 1)] ?? "application/octet-stream";
+  return new Response(body, { headers: { "content-type": type } });
+}
+
+/** The crawl process's own RSS, from /proc (0 once it has exited). */
+async function rssOf(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
+  return Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0) * 1024;
+}
+
 const listener = await runtime.listen((request) => {
   const path = new URL(request.url).pathname;
+  if (docs !== undefined) return serveFile(docs, path);
   if (path === "/search-index.js") return new Response(INDEX, { headers: { "content-type": "text/javascript" } });
   const match = /^\/(?:page\/(\d+))?$/.exec(path);
   if (!match) return new Response("not found", { status: 404 });
   return new Response(page(Number(match[1] ?? 0)), { headers: { "content-type": "text/html; charset=utf-8" } });
 }, { hostname: "127.0.0.1", port: 0 });
-const site = `http://127.0.0.1:${listener.port}/`;
+const root = `http://127.0.0.1:${listener.port}/`;
 const dir = await mkdtemp(join(tmpdir(), "netweir-heavy-"));
 const mb = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MB`;
 try {
-  console.log(`page: ${mb(page(1).length)} of HTML (${page(1).length} bytes), index ${INDEX.length} bytes`);
+  if (docs === undefined) {
+    console.log(`page: ${mb(page(1).length)} of HTML (${page(1).length} bytes), index ${INDEX.length} bytes`);
+  }
   const items = join(dir, "items.jsonl");
+  const site = docs === undefined ? root : `${root}std/index.html`;
+  const spider = docs === undefined ? "scripts/bench/heavy_spider.ts" : "scripts/bench/rust_docs_spider.ts";
+  const settings = [`browser_tabs=${tabs}`, `concurrency=${concurrency}`, `per_domain=${concurrency}`];
+  settings.push("min_delay=0", "autothrottle=false", `max_pages=${pages}`);
+  console.log(`settings: ${settings.join(" ")} ${extra.join(" ")} ${heapFlags.join(" ") || "(V8's default heap)"}`);
   const args = [
     "run",
     "-A",
+    ...heapFlags,
     "cli.ts",
     "crawl",
-    "scripts/bench/heavy_spider.ts",
+    spider,
     "-a",
     `site=${site}`,
     "-O",
     items,
-    ...[`browser_tabs=${tabs}`, `concurrency=${tabs}`, `per_domain=${tabs}`, "min_delay=0", "autothrottle=false"]
-      .flatMap((setting) => ["-s", setting]),
+    ...settings.flatMap((setting) => ["-s", setting]),
     "-s",
     "log_level=warning",
     "-s",
@@ -88,18 +141,22 @@ try {
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   exited.then(() => done = true);
   let peak = { pss: 0, crawl: 0, renderers: 0, browser: 0 };
+  /** Every sample: pages done, then the crawl process's RSS and PSS and the renderers' PSS. */
+  const samples: { count: number; crawlRss: number; crawl: number; renderers: number }[] = [];
   let nextMark = every;
-  console.log("| rendered | tree PSS | crawl process | renderers | rest of Chromium | renderer count |");
+  console.log("| rendered | tree PSS | crawl process PSS (RSS) | renderers | rest of Chromium | renderer count |");
   console.log("| --- | --- | --- | --- | --- | --- |");
   while (!done) {
     const now = await tree(child.pid!);
     const crawl = now.kinds["crawl process"] ?? 0;
     const renderers = now.kinds["renderer"] ?? 0;
+    const crawlRss = await rssOf(child.pid!);
     if (now.pss > peak.pss) peak = { pss: now.pss, crawl, renderers, browser: now.pss - crawl - renderers };
     const count = (await readFile(items, "utf8").catch(() => "")).split("\n").length - 1;
+    if (crawlRss > 0) samples.push({ count, crawlRss, crawl, renderers });
     if (count >= nextMark) {
       console.log(
-        `| ${count} | ${mb(now.pss)} | ${mb(crawl)} | ${mb(renderers)} | ${
+        `| ${count} | ${mb(now.pss)} | ${mb(crawl)} (${mb(crawlRss)}) | ${mb(renderers)} | ${
           mb(now.pss - crawl - renderers)
         } | ${now.renderers} |`,
       );
@@ -108,12 +165,39 @@ try {
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   if ((await exited) !== 0) throw new Error(`the crawl failed: ${stderr}`);
-  const count = (await readFile(items, "utf8")).split("\n").length - 1;
+  const lines = (await readFile(items, "utf8")).split("\n").filter((line) => line !== "");
+  const count = lines.length;
   const seconds = (performance.now() - started) / 1000;
   console.log(
     `\n${count} pages in ${seconds.toFixed(0)} s; peak tree PSS ${mb(peak.pss)}: crawl process ` +
       `${mb(peak.crawl)}, renderers ${mb(peak.renderers)}, rest of Chromium ${mb(peak.browser)}`,
   );
+  // Steady: the mean over the second half of the crawl (by pages done), once the first pages' growth is past.
+  const late = samples.filter((sample) => sample.count >= count / 2);
+  const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length);
+  const most = (values: number[]) => values.reduce((top, value) => Math.max(top, value), 0);
+  console.log(
+    `crawl process RSS: peak ${mb(most(samples.map((s) => s.crawlRss)))}, steady ${
+      mb(mean(late.map((s) => s.crawlRss)))
+    }; PSS peak ${mb(most(samples.map((s) => s.crawl)))}, steady ${mb(mean(late.map((s) => s.crawl)))}`,
+  );
+  console.log(
+    `renderers PSS: peak ${mb(most(samples.map((s) => s.renderers)))}, steady ${
+      mb(mean(late.map((s) => s.renderers)))
+    }`,
+  );
+  // The spider's own view of the crawl process (rust_docs_spider.ts): its V8 heap and the memory outside it.
+  const memory = lines.map((line) => JSON.parse(line).memory).filter((sample) => sample !== undefined);
+  if (memory.length > 0) {
+    console.log("\n| parsed | RSS | V8 heap used | V8 heap total | external |\n| --- | --- | --- | --- | --- |");
+    for (const sample of memory) {
+      console.log(
+        `| ${sample.parsed} | ${mb(sample.rss)} | ${mb(sample.heapUsed)} | ${mb(sample.heapTotal)} | ${
+          mb(sample.external)
+        } |`,
+      );
+    }
+  }
 } finally {
   await listener.close();
   await rm(dir, { recursive: true, force: true });

@@ -19,6 +19,7 @@ export function openTestPool(
       | "reconnectMs"
       | "onDisconnect"
       | "onPopup"
+      | "blockTypes"
     >
   > = {},
 ): TabPool {
@@ -28,7 +29,7 @@ export function openTestPool(
     tabUses: options.tabUses,
     pressureEvery: options.pressureEvery,
     log: createLogger("error", () => {}),
-    blockTypes: [],
+    blockTypes: options.blockTypes ?? [],
     userAgent: null,
     extraHeaders: {},
     protocolTimeoutMs: options.protocolTimeoutMs ?? 30_000,
