@@ -5,6 +5,8 @@
 import type { SpiderSource } from "./worker_pool.ts";
 import { Downloader } from "../fetch/downloader.ts";
 import { type RobotsErrors, RobotsTxt } from "../fetch/robots.ts";
+import { hrefParts } from "../spider/href_parts.ts";
+import { leaseRoom } from "./lease_room.ts";
 import { createLogger, type LogLevel } from "../log.ts";
 import type { Frontier, Lease } from "../queue/frontier.ts";
 import { MemoryFrontier } from "../queue/memory.ts";
@@ -130,6 +132,11 @@ export class Crawl {
   /** Leased requests not started yet, by host. */
   readonly #waiting = new Map<string, Pending[]>();
   #waitingCount = 0;
+  /**
+   * Requests waiting here for a host that can start none now (its slots all busy, or its robots.txt still coming),
+   * as the last #startReady found them: they do not keep other hosts' requests out (see #freeCapacity).
+   */
+  #blockedWaiting = 0;
   /** Requests being processed, by their task. */
   readonly #inFlight = new Map<Promise<void>, Pending>();
   /** Pages done here whose finish the frontier has not confirmed yet (see #finishLater). */
@@ -354,8 +361,13 @@ export class Crawl {
    * queue's answer is awaited), so a process holds at most twice `concurrency` requests.
    */
   #freeCapacity(): number {
-    const finishingOverflow = Math.max(0, this.#finishing.size - this.settings.concurrency);
-    return this.settings.concurrency - this.#inFlight.size - this.#waitingCount - finishingOverflow;
+    return leaseRoom({
+      concurrency: this.settings.concurrency,
+      inFlight: this.#inFlight.size,
+      waiting: this.#waitingCount,
+      blocked: this.#blockedWaiting,
+      finishing: this.#finishing.size,
+    });
   }
 
   /**
@@ -397,7 +409,16 @@ export class Crawl {
     if (free <= 0) return false;
     if (!this.#lastLeaseShort || (this.#waitingCount === 0 && this.#inFlight.size === 0)) return true;
     if (Date.now() - this.#leasedAt >= IDLE_POLL_MS) return true;
-    return this.#queuedSinceLease && free >= Math.ceil(this.settings.concurrency / 2);
+    // Half the slots free counting every waiting request, blocked ones too: a lease that came back short because
+    // the queue's next requests were all for busy hosts would mostly come back short again.
+    const strictFree = leaseRoom({
+      concurrency: this.settings.concurrency,
+      inFlight: this.#inFlight.size,
+      waiting: this.#waitingCount,
+      blocked: 0,
+      finishing: this.#finishing.size,
+    });
+    return this.#queuedSinceLease && strictFree >= Math.ceil(this.settings.concurrency / 2);
   }
 
   #leaseMore(): void {
@@ -453,11 +474,17 @@ export class Crawl {
   #startReady(): number {
     const now = Date.now();
     let next = now + 1000;
+    let blocked = 0;
     for (const [host, list] of this.#waiting) {
       while (list.length > 0 && this.#inFlight.size < this.settings.concurrency) {
-        if (this.#awaitingRobots(list[0])) break;
-        const readyAt = Math.max(this.#ctx.slots.readyAt(host), list[0].notBefore);
+        if (this.#awaitingRobots(list[0])) {
+          blocked += list.length;
+          break;
+        }
+        const slotReadyAt = this.#ctx.slots.readyAt(host);
+        const readyAt = Math.max(slotReadyAt, list[0].notBefore);
         if (readyAt > now) {
+          if (slotReadyAt === Infinity) blocked += list.length;
           if (readyAt < next) next = readyAt;
           break;
         }
@@ -469,6 +496,8 @@ export class Crawl {
       if (list.length === 0) this.#waiting.delete(host);
       if (this.#inFlight.size >= this.settings.concurrency) break;
     }
+    // Hosts not reached (every slot of the crawl busy) count as not blocked: that errs towards leasing less.
+    this.#blockedWaiting = blocked;
     return next;
   }
 
@@ -481,7 +510,8 @@ export class Crawl {
     const robots = this.#ctx.robots;
     if (!robots || pending.admitted || pending.request.meta.dont_obey_robotstxt === true) return false;
     // The slot count first: it is a map lookup, and the robots state parses the URL.
-    return this.#ctx.slots.active(pending.request.host) > 0 && robots.state(pending.request.url) === undefined;
+    const url = pending.request.url;
+    return this.#ctx.slots.active(pending.request.host) > 0 && robots.state(url, hrefParts(url)) === undefined;
   }
 
   #run(pending: Pending): void {
