@@ -6,7 +6,6 @@ import type { SpiderSource } from "./worker_pool.ts";
 import { Downloader } from "../fetch/downloader.ts";
 import { type RobotsErrors, RobotsTxt } from "../fetch/robots.ts";
 import { hrefParts } from "../spider/href_parts.ts";
-import { leaseRoom } from "./lease_room.ts";
 import { createLogger, type LogLevel } from "../log.ts";
 import type { Frontier, Lease } from "../queue/frontier.ts";
 import { MemoryFrontier } from "../queue/memory.ts";
@@ -132,11 +131,6 @@ export class Crawl {
   /** Leased requests not started yet, by host. */
   readonly #waiting = new Map<string, Pending[]>();
   #waitingCount = 0;
-  /**
-   * Requests waiting here for a host that can start none now (its slots all busy, or its robots.txt still coming),
-   * as the last #startReady found them: they do not keep other hosts' requests out (see #freeCapacity).
-   */
-  #blockedWaiting = 0;
   /** Requests being processed, by their task. */
   readonly #inFlight = new Map<Promise<void>, Pending>();
   /** Pages done here whose finish the frontier has not confirmed yet (see #finishLater). */
@@ -361,14 +355,8 @@ export class Crawl {
    * queue's answer is awaited), so a process holds at most twice `concurrency` requests.
    */
   #freeCapacity(): number {
-    return leaseRoom({
-      concurrency: this.settings.concurrency,
-      inFlight: this.#inFlight.size,
-      waiting: this.#waitingCount,
-      // Only a store that asks about each request can keep one lease from filling up on one host (#hostHasEnough).
-      blocked: this.#frontier.skipsPerRequest ? this.#blockedWaiting : 0,
-      finishing: this.#finishing.size,
-    });
+    const finishingOverflow = Math.max(0, this.#finishing.size - this.settings.concurrency);
+    return this.settings.concurrency - this.#inFlight.size - this.#waitingCount - finishingOverflow;
   }
 
   /**
@@ -419,16 +407,7 @@ export class Crawl {
     if (free <= 0) return false;
     if (!this.#lastLeaseShort || (this.#waitingCount === 0 && this.#inFlight.size === 0)) return true;
     if (Date.now() - this.#leasedAt >= IDLE_POLL_MS) return true;
-    // Half the slots free counting every waiting request, blocked ones too: a lease that came back short because
-    // the queue's next requests were all for busy hosts would mostly come back short again.
-    const strictFree = leaseRoom({
-      concurrency: this.settings.concurrency,
-      inFlight: this.#inFlight.size,
-      waiting: this.#waitingCount,
-      blocked: 0,
-      finishing: this.#finishing.size,
-    });
-    return this.#queuedSinceLease && strictFree >= Math.ceil(this.settings.concurrency / 2);
+    return this.#queuedSinceLease && free >= Math.ceil(this.settings.concurrency / 2);
   }
 
   #leaseMore(): void {
@@ -484,16 +463,12 @@ export class Crawl {
   #startReady(): number {
     const now = Date.now();
     let next = now + 1000;
-    let blocked = 0;
     for (const [host, list] of this.#waiting) {
       while (list.length > 0 && this.#inFlight.size < this.settings.concurrency) {
         // A host with every slot busy first: it is most of them in a broad crawl, and its robots.txt, looked up for
         // each of them at each pass, was a twentieth of such a crawl's CPU (a new origin string hashed each time).
         const slotReadyAt = this.#ctx.slots.readyAt(host);
-        if (slotReadyAt === Infinity || this.#awaitingRobots(list[0])) {
-          blocked += list.length;
-          break;
-        }
+        if (slotReadyAt === Infinity || this.#awaitingRobots(list[0])) break;
         const readyAt = Math.max(slotReadyAt, list[0].notBefore);
         if (readyAt > now) {
           if (readyAt < next) next = readyAt;
@@ -507,8 +482,6 @@ export class Crawl {
       if (list.length === 0) this.#waiting.delete(host);
       if (this.#inFlight.size >= this.settings.concurrency) break;
     }
-    // Hosts not reached (every slot of the crawl busy) count as not blocked: that errs towards leasing less.
-    this.#blockedWaiting = blocked;
     return next;
   }
 

@@ -64,7 +64,6 @@ export interface CheckpointOptions {
 }
 
 export class CheckpointFrontier implements Frontier {
-  readonly skipsPerRequest = true;
   readonly #db: DatabaseSync;
   readonly #spider: Spider;
   readonly #log: Logger;

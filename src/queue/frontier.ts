@@ -100,13 +100,6 @@ export interface Frontier {
    * shared queue takes them in order).
    */
   lease(max: number, options?: LeaseOptions): Promise<Lease[]>;
-  /**
-   * True when `lease` asks `skipHost` about each request it takes, in order, and takes every one it is not told to
-   * skip (the memory and checkpoint stores). The crawl then leases room that requests waiting for busy hosts leave
-   * (src/engine/lease_room.ts): it can count what each lease takes per host. The shared queue decides per host in
-   * Redis, and is leased only what this process could start.
-   */
-  readonly skipsPerRequest?: boolean;
   /** Adds the requests a page yielded (deduplicated) and releases the page, in one step. */
   finish(lease: Lease, yielded: readonly Request[]): Promise<void>;
   /** Puts a held request back in the queue unchanged (bypassing the duplicate filter): a stop before it was done. */

@@ -17,7 +17,6 @@ const LOOKAHEAD = 1000;
 
 /** The default frontier: requests wait in this process's memory, and are gone when it ends. */
 export class MemoryFrontier implements Frontier {
-  readonly skipsPerRequest = true;
   readonly #queue = new PackedQueue();
   readonly #seen = new FingerprintSet();
   readonly #held = new Map<string, Request>();
