@@ -10,6 +10,10 @@ import type { FrontierStatus } from "../queue/frontier.ts";
 import { runtime } from "../runtime/mod.ts";
 import type { CommandContext } from "./context.ts";
 import { pushUrls } from "./queue_input.ts";
+import { type BadLine, jsonRequests, type LinePlace } from "./queue_json_input.ts";
+import type { PushChecks } from "../queue/pushed_request.ts";
+import { createSpider, loadSpiders, pickSpider } from "../load/spiders.ts";
+import { maskSecrets } from "../log.ts";
 import { formatCrawlStats, statusJson } from "./queue_stats.ts";
 import { asUsage } from "./errors.ts";
 
@@ -25,6 +29,10 @@ export interface QueuePushOptions extends QueueTarget {
   urls: string[];
   priority?: number;
   dontFilter?: boolean;
+  /** `urls` are files of JSON Lines requests (`-` for standard input). */
+  json?: boolean;
+  /** With `json`: the spider file whose spider the requests are checked against. */
+  spiderFile?: string;
 }
 
 /** Runs `body` with the queue open, closing it whatever happens. */
@@ -40,6 +48,7 @@ async function withQueue<T>(target: QueueTarget, body: (queue: Queue) => Promise
 
 /** `netweir queue push`: prints `pushed N, skipped M (already seen)`. */
 export async function runQueuePush(options: QueuePushOptions, context: CommandContext): Promise<void> {
+  if (options.json) return await runJsonPush(options, context);
   const { pushed, skipped } = await withQueue(
     options,
     (queue) =>
@@ -49,6 +58,39 @@ export async function runQueuePush(options: QueuePushOptions, context: CommandCo
       }),
   );
   context.out(`pushed ${pushed}, skipped ${skipped} (already seen)\n`);
+}
+
+/**
+ * `netweir queue push --json`: each bad line is one line on standard error (its number, what is wrong) and is left
+ * out; the summary adds how many were bad, and any bad line makes the exit status 2.
+ */
+async function runJsonPush(options: QueuePushOptions, context: CommandContext): Promise<void> {
+  const checks = options.spiderFile === undefined ? {} : await spiderChecks(options.spiderFile, options.key);
+  let bad = 0;
+  const report = ({ source, line, reason }: BadLine) => {
+    bad++;
+    context.err(`netweir: line ${line} of ${source}: ${maskSecrets(reason)}\n`);
+  };
+  const place: LinePlace = { source: "", line: 0 };
+  const { pushed, skipped } = await withQueue(
+    options,
+    (queue) =>
+      queue.push(jsonRequests(options.urls, () => runtime.stdin(), place, report), {
+        ...checks,
+        priority: options.priority,
+        dontFilter: options.dontFilter,
+        onBad: ({ reason }) => report({ ...place, reason }),
+      }),
+  );
+  context.out(`pushed ${pushed}, skipped ${skipped} (already seen)${bad > 0 ? `, bad ${bad}` : ""}\n`);
+  if (bad > 0) context.setExitCode(2);
+}
+
+/** The spider of `--spider FILE` (the one named KEY when it has several), and its upload directory. */
+async function spiderChecks(file: string, key: string): Promise<PushChecks> {
+  const classes = await loadSpiders(file);
+  const spider = createSpider(pickSpider(classes, classes.length > 1 ? key : undefined, file));
+  return { spider, uploadDir: spider.settings.resolve().browserUploadDir };
 }
 
 /**

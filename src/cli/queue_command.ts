@@ -17,7 +17,17 @@ const PUSH_HELP_AFTER = `
 Each URL becomes a start request: the spider's parse (or its rules) takes it, at depth 0, through its request
 middlewares. URLs the crawl has already seen are skipped unless --dont-filter is given. "-" reads standard input
 as it goes, one URL a line (blank lines and lines starting with # are skipped), and sends 1,000 URLs at a time.
-Prints "pushed N, skipped M (already seen)".`;
+Prints "pushed N, skipped M (already seen)".
+
+--json: each argument is instead a file of JSON Lines ("-" for standard input), one request a line, e.g.
+  {"url": "https://example.com/search", "method": "POST", "body": "q=books", "callback": "parseResults",
+   "meta": {"page": 1}, "cbKwargs": {"shelf": "new"}, "priority": 5}
+Fields: url, method, headers, body, callback, errback (method names), meta, cbKwargs, priority, dontFilter,
+timeout, allowRedirects, auth, render, steps. Each is checked as a crawl checks every queued request; callbacks
+must be methods of the spider given with --spider FILE (without it: any name but a reserved one), and uploads
+(set_input_files) must be inside that spider's browser_upload_dir. A bad line is reported on standard error as
+"line N of SOURCE: what is wrong" and left out; the rest are pushed, and the summary adds ", bad B".
+Exit status 2 when any line was bad (after the good ones were pushed).`;
 
 const STATUS_HELP_AFTER = `
 Prints five lines: waiting (requests in the queue), held (taken by a process and not finished), processes (taking
@@ -44,6 +54,8 @@ SIGINT or SIGTERM, and closes the feeds cleanly. Prints "exported N items from K
 interface PushFlags {
   priority?: number;
   dontFilter?: boolean;
+  json?: boolean;
+  spider?: string;
 }
 
 /** Adds `queue` and its three subcommands to `program`. */
@@ -58,13 +70,24 @@ export function addQueueCommand(program: Command, context: CommandContext): void
     .description('push URLs into a crawl as start requests ("-" reads them from standard input)')
     .option("--priority <n>", "priority of the pushed requests; higher is fetched first (default 0)", parsePriority)
     .option("--dont-filter", "queue URLs even if the crawl has seen them")
+    .option("--json", "read whole requests, as JSON Lines, from the files given (- for standard input)")
+    .option("--spider <file>", "with --json: check callbacks and uploads against this spider file's spider")
     .addHelpText("after", PUSH_HELP_AFTER)
     .action(async (url: string, key: string, urls: string[], flags: PushFlags) => {
       if (urls.filter((arg) => arg === "-").length > 1) {
         throw new UsageError('"-" (standard input) can be given only once');
       }
+      if (flags.spider !== undefined && flags.json !== true) throw new UsageError("--spider goes with --json");
       const { runQueuePush } = await import("./queue.ts");
-      await runQueuePush({ url, key, urls, priority: flags.priority, dontFilter: flags.dontFilter === true }, context);
+      await runQueuePush({
+        url,
+        key,
+        urls,
+        priority: flags.priority,
+        dontFilter: flags.dontFilter === true,
+        json: flags.json === true,
+        spiderFile: flags.spider,
+      }, context);
     });
 
   queue

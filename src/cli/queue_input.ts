@@ -11,11 +11,12 @@ export const MAX_LINE_CHARS = 64 * 1024;
 
 /**
  * The lines of a byte stream, decoded as UTF-8, without their line ends (`\n` or `\r\n`); a last line without a
- * newline counts. Throws TypeError for a line longer than `maxChars`.
+ * newline counts. Throws UsageError naming `source` for a line longer than `maxChars`.
  */
 export async function* readLines(
   stream: ReadableStream<Uint8Array>,
   maxChars = MAX_LINE_CHARS,
+  source = "standard input",
 ): AsyncGenerator<string> {
   // A TextDecoder in streaming mode on the raw chunks, not a TextDecoderStream: the stream pipeline costs tens of
   // megabytes more over a long input, for nothing.
@@ -23,8 +24,7 @@ export async function* readLines(
   const decoder = new TextDecoder();
   let pending = "";
   let lineNumber = 0;
-  const tooLong = () =>
-    new UsageError(`line ${lineNumber + 1} of standard input is longer than ${maxChars} characters`);
+  const tooLong = () => new UsageError(`line ${lineNumber + 1} of ${source} is longer than ${maxChars} characters`);
   try {
     for (;;) {
       const { value, done } = await reader.read();

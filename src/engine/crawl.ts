@@ -5,6 +5,7 @@
 import type { SpiderSource } from "./worker_pool.ts";
 import { Downloader } from "../fetch/downloader.ts";
 import { type RobotsErrors, RobotsTxt } from "../fetch/robots.ts";
+import { hrefParts } from "../spider/href_parts.ts";
 import { createLogger, type LogLevel } from "../log.ts";
 import type { Frontier, Lease } from "../queue/frontier.ts";
 import { MemoryFrontier } from "../queue/memory.ts";
@@ -366,12 +367,21 @@ export class Crawl {
   }
 
   /**
-   * Whether a host already has as many requests waiting here as it may have in flight: more of them could not start
-   * soon, and would take room from other sites' requests (a multi-site crawl would otherwise run at the pace of
-   * whichever site's links came first in the queue).
+   * A lease's `skipHost`: whether a host already has as many requests waiting here (or taken by this lease) as it may
+   * have in flight: more of them could not start soon, and would take room from other sites' requests (a multi-site
+   * crawl would otherwise run at the pace of whichever site's links came first in the queue).
    */
-  readonly #hostHasEnough = (host: string): boolean =>
-    (this.#waiting.get(host)?.length ?? 0) >= this.#ctx.slots.perDomain(host);
+  #hostHasEnough(): (host: string) => boolean {
+    // The requests this lease takes count too: the store asks as it goes, before any of them is waiting here, and a
+    // lease with room for several would otherwise fill it from the first host in the queue.
+    const taking = new Map<string, number>();
+    return (host) => {
+      const taken = taking.get(host) ?? 0;
+      if ((this.#waiting.get(host)?.length ?? 0) + taken >= this.#ctx.slots.perDomain(host)) return true;
+      taking.set(host, taken + 1);
+      return false;
+    };
+  }
 
   /**
    * Finishes a page without holding its slot until the frontier answers. With a shared queue the answer is a
@@ -413,7 +423,7 @@ export class Crawl {
     this.#queuedSinceLease = false;
     const want = this.#freeCapacity();
     const crawlDelay = (host: string) => this.#ctx.slots.crawlDelay(host);
-    this.#frontier.lease(want, { skipHost: this.#hostHasEnough, crawlDelay }).then(async (taken) => {
+    this.#frontier.lease(want, { skipHost: this.#hostHasEnough(), crawlDelay }).then(async (taken) => {
       const leases = await this.#withinTabs(taken);
       this.#queueDrained = leases.length < want;
       this.#lastLeaseShort = leases.length < want;
@@ -490,8 +500,11 @@ export class Crawl {
     let next = now + 1000;
     for (const [host, list] of this.#waiting) {
       while (list.length > 0 && this.#inFlight.size < this.settings.concurrency) {
-        if (this.#awaitingRobots(list[0])) break;
-        const readyAt = Math.max(this.#ctx.slots.readyAt(host), list[0].notBefore);
+        // A host with every slot busy first: it is most of them in a broad crawl, and its robots.txt, looked up for
+        // each of them at each pass, was a twentieth of such a crawl's CPU (a new origin string hashed each time).
+        const slotReadyAt = this.#ctx.slots.readyAt(host);
+        if (slotReadyAt === Infinity || this.#awaitingRobots(list[0])) break;
+        const readyAt = Math.max(slotReadyAt, list[0].notBefore);
         if (readyAt > now) {
           if (readyAt < next) next = readyAt;
           break;
@@ -516,7 +529,8 @@ export class Crawl {
     const robots = this.#ctx.robots;
     if (!robots || pending.admitted || pending.request.meta.dont_obey_robotstxt === true) return false;
     // The slot count first: it is a map lookup, and the robots state parses the URL.
-    return this.#ctx.slots.active(pending.request.host) > 0 && robots.state(pending.request.url) === undefined;
+    const url = pending.request.url;
+    return this.#ctx.slots.active(pending.request.host) > 0 && robots.state(url, hrefParts(url)) === undefined;
   }
 
   #run(pending: Pending): void {

@@ -124,9 +124,13 @@ export class RobotsTxt {
     return (entry && this.#robots(key, entry)?.sitemaps()) ?? [];
   }
 
-  /** How an origin's robots.txt turned out, or undefined when it has not been fetched (yet). */
-  state(origin: string): RobotsState | undefined {
-    return this.#known.get(new URL(origin).origin)?.state;
+  /**
+   * How an origin's robots.txt turned out, or undefined when it has not been fetched (yet). `parts` are the URL's
+   * when the caller has them (see href_parts.ts): the crawl asks for every request waiting on a busy host, each
+   * time it looks for one to start, and a URL parse each time was a cost per page of a broad crawl.
+   */
+  state(origin: string, parts?: HrefParts): RobotsState | undefined {
+    return this.#known.get((parts ?? new URL(origin)).origin)?.state;
   }
 
   /** The origin's entry, now when it is known, else once its fetch (shared by every check meanwhile) is done. */

@@ -221,7 +221,8 @@ export function encodeStartUrl(href: string, priority: number, dontFilter: boole
 }
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const FIELDS = new Set([
+/** The fields an encoded request may have. */
+export const CODEC_FIELDS: ReadonlySet<string> = new Set([
   "v",
   "url",
   "method",
@@ -320,7 +321,9 @@ export function decodeRequest(spider: Spider, json: string, limits?: EntryLimits
   }
   if (!isPlainObject(data)) bad("not a JSON object");
   if (data.v !== CODEC_VERSION) bad(`unknown version ${JSON.stringify(data.v)}`);
-  for (const key of Object.keys(data)) if (!FIELDS.has(key)) bad(`unknown field ${JSON.stringify(key.slice(0, 40))}`);
+  for (const key of Object.keys(data)) {
+    if (!CODEC_FIELDS.has(key)) bad(`unknown field ${JSON.stringify(key.slice(0, 40))}`);
+  }
 
   if (typeof data.url !== "string") bad("url must be a string");
   // Redis hands entries over as UTF-8; bytes that are not UTF-8 arrive as U+FFFD, which no URL Netweir writes holds

@@ -23,6 +23,7 @@ import { describe, isLoading, RedisConnection, type ScriptArg } from "./redis_cl
 import { retry } from "./retry.ts";
 import { keyPrefix, startLine } from "./redis_frontier.ts";
 import type { ScriptName } from "./redis_scripts.ts";
+import { type PushChecks, type PushedRequest, pushedRequestLine } from "./pushed_request.ts";
 import { checkQueueKey, maskQueueUrl, parseRedisUrl, type RedisTarget } from "../settings/redis_url.ts";
 
 /** URLs sent to Redis in one round trip, and the most a push holds in memory at once. */
@@ -45,12 +46,25 @@ export interface QueueOptions {
   flushSeconds?: number;
 }
 
-/** How URLs go in. */
-export interface PushOptions {
-  /** Higher is fetched first (default 0). */
+/** How URLs and requests go in. */
+export interface PushOptions extends PushChecks {
+  /** Higher is fetched first (default 0); a pushed request's own `priority` wins. */
   priority?: number;
-  /** Queue them even if the crawl has seen them before (default false). */
+  /** Queue them even if the crawl has seen them before (default false); a pushed request's own wins. */
   dontFilter?: boolean;
+  /**
+   * Told of each URL or request that cannot be pushed, which is then left out and the push goes on. Without it,
+   * the first one is a TypeError.
+   */
+  onBad?: (bad: BadPush) => void;
+}
+
+/** A URL or request a push left out: its place in the input (from 1) and what is wrong with it. */
+export interface BadPush {
+  /** Its place among what the push was given, from 1. */
+  position: number;
+  /** What is wrong with it, in a few words. */
+  reason: string;
 }
 
 /** What {@link Queue.status} reports. */
@@ -76,6 +90,17 @@ export function checkHttpUrl(url: string): URL {
   const parsed = typeof url === "string" ? URL.parse(url) : null;
   if (parsed === null || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) throw notHttp(url);
   return parsed;
+}
+
+/**
+ * A URL's line of a push payload: the same line pushLine() writes for the same start request, without a Request
+ * object for every URL. Throws TypeError when it is not http(s).
+ */
+function urlLine(url: string, priority: number, dontFilter: boolean): string {
+  const parsed = checkHttpUrl(url);
+  const href = parsed.href;
+  const fingerprintHex = fingerprint({ method: "GET", url: href }).slice(0, 32);
+  return startLine(fingerprintHex, priority, dontFilter, parsed.hostname, encodeStartUrl(href, priority, dontFilter));
 }
 
 /** A Redis glob pattern matching `text` literally. */
@@ -183,12 +208,19 @@ export class Queue {
   }
 
   /**
-   * Pushes URLs as start requests, 1,000 per round trip, reading `urls` as it goes (an async iterable is never
-   * read more than a batch ahead, so a list of ten million is fine). URLs the crawl has seen are skipped unless
-   * `dontFilter`. A URL that is not http(s) is a TypeError naming it, thrown before its batch is sent (batches
-   * before it are in the queue by then).
+   * Pushes URLs, or whole requests (method, headers, body, meta, cbKwargs, callback by name, steps...), as start
+   * requests, 1,000 per round trip, reading `urls` as it goes (an async iterable is never read more than a batch
+   * ahead, so a list of ten million is fine). Those the crawl has seen are skipped unless `dontFilter`.
+   *
+   * A request is checked as a crawl checks every queued one (see {@link PushChecks}: give `spider` to hold callback
+   * names to its methods, `uploadDir` to allow uploads from inside it). A URL that is not http(s), or a request a
+   * crawl would not take, is a TypeError naming its place, thrown before its batch is sent (batches before it are
+   * in the queue by then); with `onBad`, it is reported there and left out instead.
    */
-  async push(urls: Iterable<string> | AsyncIterable<string>, options: PushOptions = {}): Promise<PushResult> {
+  async push(
+    urls: Iterable<string | PushedRequest> | AsyncIterable<string | PushedRequest>,
+    options: PushOptions = {},
+  ): Promise<PushResult> {
     if (options.priority !== undefined && !Number.isFinite(options.priority)) {
       throw new RangeError(`priority must be a finite number, not ${options.priority}`);
     }
@@ -225,22 +257,25 @@ export class Queue {
     };
     const priority = options.priority ?? 0;
     const dontFilter = options.dontFilter ?? false;
+    const defaults = { priority, dontFilter };
     try {
-      for await (const url of urls) {
+      for await (const entry of urls) {
         if (sending) await sending;
         position++;
-        let parsed: URL;
+        let line: string;
         try {
-          parsed = checkHttpUrl(url);
+          line = typeof entry === "string"
+            ? urlLine(entry, priority, dontFilter)
+            : await pushedRequestLine(entry, defaults, options);
         } catch (error) {
-          throw new TypeError(`URL ${position}: ${(error as Error).message}`);
+          const reason = (error as Error).message;
+          if (options.onBad === undefined) {
+            throw new TypeError(`${typeof entry === "string" ? "URL" : "request"} ${position}: ${reason}`);
+          }
+          options.onBad({ position, reason });
+          continue;
         }
-        const href = parsed.href;
-        // The same line pushLine() writes for the same start request, without a Request object for every URL.
-        const fingerprintHex = fingerprint({ method: "GET", url: href }).slice(0, 32);
-        batch.add(
-          startLine(fingerprintHex, priority, dontFilter, parsed.hostname, encodeStartUrl(href, priority, dontFilter)),
-        );
+        batch.add(line);
         if (++count === 1) sendLater();
         if (count === PUSH_BATCH) await send();
       }

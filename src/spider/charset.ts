@@ -140,6 +140,13 @@ function prescan(bytes: Uint8Array, late = false): string | undefined {
   let leftHead = false;
   try {
     while (position < bytes.length) {
+      // Every step below starts at a "<"; any other byte is only stepped over. Going straight to the next "<" saves
+      // a call or four per byte of text, which on a page with no declared charset (scanned twice, the late scan to
+      // the end of its head) was one of a broad crawl's larger costs per page.
+      if (bytes[position] !== 0x3c) {
+        position = bytes.indexOf(0x3c, position);
+        if (position < 0) return undefined;
+      }
       if (leftHead && position >= PRESCAN_BYTES) return undefined;
       if (startsWith(position, "<!--")) {
         // To the end of the first "-->" after "<!" (so "<!-->" is a whole comment, as the standard has it).

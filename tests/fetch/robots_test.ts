@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import type { Downloader } from "../../src/fetch/downloader.ts";
 import { PARSED_KEPT, productTokens, ROBOTS_IDLE_MS, RobotsTxt, TEXT_KEPT } from "../../src/fetch/robots.ts";
+import { hrefParts } from "../../src/spider/href_parts.ts";
 import { Request } from "../../src/spider/request.ts";
 import { startFixtureSite } from "../helpers/fixture_site.ts";
 import { downloaderWith, onHost, textOf } from "./support.ts";
@@ -41,6 +42,11 @@ Deno.test("robots.txt rules for our product token decide, with its Crawl-delay",
     assert.deepEqual(await robots.check(site.url + "shop/"), { allowed: true, crawlDelay: 2.5 });
     assert.deepEqual(robots.sitemaps(site.origin), ["https://example.test/sitemap.xml"]);
     assert.deepEqual(robots.state(site.url + "anything"), { kind: "parsed", status: 200 });
+    // Given the URL's parts (as the crawl gives them, to spare a parse), the same answer; another origin has none.
+    const url = site.url + "shop/?page=2";
+    assert.deepEqual(robots.state(url, hrefParts(url)), { kind: "parsed", status: 200 });
+    const other = "http://127.0.0.2:9/shop/";
+    assert.equal(robots.state(other, hrefParts(other)), undefined);
   } finally {
     downloader.close();
     await site.close();
