@@ -11,7 +11,7 @@ import type { Rule } from "./rule.ts";
 import type { CallbackResult, Item, Logger } from "./types.ts";
 import type { RequestMiddleware, ResponseMiddleware } from "./middleware.ts";
 import type { Pipeline } from "./pipeline.ts";
-import type { BrowserPage } from "../browser/types.ts";
+import type { BrowserPage } from "./browser_page.ts";
 
 /** Marks Spider classes across copies of Netweir, so a spider built on another copy is recognised and refused. */
 const SPIDER_BRAND = Symbol.for("netweir.Spider");

@@ -119,7 +119,7 @@ Deno.test("a self-signed certificate's failure names how to trust it, and trusti
       assert.equal(refused.code, 1, refused.stderr);
       assert.match(
         refused.stderr,
-        /WARNING .*TLS handshake with 127\.0\.0\.1:\d+ failed: .*UnknownIssuer \(to trust a certificate of your own, or its CA: DENO_CERT=ca\.pem with Deno, NODE_EXTRA_CA_CERTS=ca\.pem with Node\)\n/,
+        /WARNING .*TLS handshake with 127\.0\.0\.1:\d+ failed: .*(?:UnknownIssuer|self-signed certificate) \(to trust a certificate of your own, or its CA: DENO_CERT=ca\.pem with Deno, NODE_EXTRA_CA_CERTS=ca\.pem with Node\)\n/,
       );
       assert.equal(
         lastLine(refused.stderr),

@@ -92,7 +92,7 @@ Deno.test("scrapyd-client's ScrapydClient works against netweir serve, every met
       assert.equal(said.get("cancel"), "running");
       assert.equal(said.get("status cancelled"), "finished");
       assert.match(String(said.get("delproject error")), /^delproject\.json is not supported/);
-      assert.match(String(said.get("delversion error")), /^delversion\.json is not supported/);
+      assert.match(String(said.get("delversion error")), /^version 'r1' not found/);
       assert.equal(said.get("status bad project error"), "project 'nope' not found");
       assert.match(String(said.get("spiders bad project error")), /^'project' parameter is invalid: "\.\.\/p"/);
     });
