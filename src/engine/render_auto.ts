@@ -8,7 +8,6 @@
 import { callbackName } from "../spider/callbacks.ts";
 import type { Request } from "../spider/request.ts";
 import type { Spider } from "../spider/spider.ts";
-import { rendersIn } from "../spider/steps.ts";
 import type { Logger } from "../spider/types.ts";
 import type { Stats } from "./stats.ts";
 
@@ -85,7 +84,8 @@ export class RenderAuto {
   readonly #spider: Spider;
   readonly #stats: Stats;
   readonly #log: Logger;
-  readonly #hostRenders: (host: string) => boolean;
+  /** Whether a request renders whatever auto would say: its own `render`/`steps` or its host's (Fetchers.renders). */
+  readonly #rendersAnyway: (request: Request) => boolean;
   readonly #kinds = new Map<string, KindState>();
   /** Re-check one plain page in this many; 0 for never. */
   readonly #recheckEvery: number;
@@ -95,13 +95,13 @@ export class RenderAuto {
     spider: Spider,
     stats: Stats,
     log: Logger,
-    hostRenders: (host: string) => boolean,
+    rendersAnyway: (request: Request) => boolean,
   ) {
     this.#settings = settings;
     this.#spider = spider;
     this.#stats = stats;
     this.#log = log;
-    this.#hostRenders = hostRenders;
+    this.#rendersAnyway = rendersAnyway;
     const share = settings.renderAutoRecheck;
     this.#recheckEvery = share > 0 ? Math.max(1, Math.round(1 / share)) : 0;
   }
@@ -113,8 +113,9 @@ export class RenderAuto {
    * (a promise) for the verdict, rather than all render while it is not known whether they need to.
    */
   plan(request: Request, signal?: AbortSignal): AutoPlan | undefined | Promise<AutoPlan> {
-    if (rendersIn(request) || this.#hostRenders(request.host)) return undefined;
+    // The cheap test first: this runs for every request a crawl downloads, and most crawls never say "auto".
     if (request.render !== "auto" && this.#settings.render !== "auto") return undefined;
+    if (this.#rendersAnyway(request)) return undefined;
     const kind = pageKind(this.#spider, request);
     let state = this.#kinds.get(kind);
     if (state === undefined) {

@@ -4,20 +4,10 @@
  * rendered request.
  */
 import assert from "node:assert/strict";
-import { runtime } from "../../src/runtime/mod.ts";
-import { REPO_ROOT } from "../helpers/cli.ts";
-import { runCommand } from "../helpers/command.ts";
-
-interface InfoModule {
-  specifier: string;
-  dependencies?: Array<{ code?: { specifier: string }; isDynamic?: boolean }>;
-}
+import { moduleGraph } from "../helpers/module_graph.ts";
 
 async function staticallyLoaded(entry: string): Promise<Set<string>> {
-  const deno = runtime.selfCommand(entry).command;
-  const { code, stdout, stderr } = await runCommand(deno, ["info", "--json", entry], { cwd: REPO_ROOT });
-  assert.equal(code, 0, stderr);
-  const info = JSON.parse(stdout) as { roots: string[]; modules: InfoModule[] };
+  const info = await moduleGraph(entry);
   const modules = new Map(info.modules.map((module) => [module.specifier, module]));
   const loaded = new Set<string>();
   const visit = (specifier: string) => {

@@ -13,40 +13,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CLI_PATH, REPO_ROOT } from "../helpers/cli.ts";
 import { runCommand } from "../helpers/command.ts";
+import { type ModuleGraph, moduleGraph } from "../helpers/module_graph.ts";
 import { startFixtureSite } from "../helpers/fixture_site.ts";
 import { literalImports } from "../../scripts/npm/literal_imports.ts";
 
 /** Packages only an optional part uses: none may be in a plain crawl's code graph. */
 const OPTIONAL = ["puppeteer-core", "ioredis", "postgres", "ajv", "hono", "croner", "hyparquet-writer", "aws4fetch"];
 
-interface Dependency {
-  code?: { specifier: string };
-}
-interface ModuleInfo {
-  specifier: string;
-  dependencies?: Dependency[];
-}
-interface NpmPackageInfo {
-  name: string;
-  version: string;
-  dependencies: string[];
-  localPath: string;
-}
-interface GraphInfo {
-  roots: string[];
-  modules: ModuleInfo[];
-  redirects: Record<string, string>;
-  npmPackages: Record<string, NpmPackageInfo>;
-}
-
-async function denoInfo(entry: string): Promise<GraphInfo> {
-  const ran = await runCommand(Deno.execPath(), ["info", "--json", entry], { cwd: REPO_ROOT });
-  assert.equal(ran.code, 0, ran.stderr);
-  return JSON.parse(ran.stdout);
-}
-
 /** The npm packages (name@version) the code of `graph` imports, following code imports only (not `import type`). */
-function packagesRunBy(graph: GraphInfo): Set<string> {
+function packagesRunBy(graph: ModuleGraph): Set<string> {
   const modules = new Map(graph.modules.map((module) => [module.specifier, module]));
   const roots = new Set<string>();
   const seen = new Set<string>();
@@ -80,7 +55,7 @@ function packagesRunBy(graph: GraphInfo): Set<string> {
 const nameOf = (id: string) => id.slice(0, id.lastIndexOf("@"));
 
 Deno.test("netweir crawl's code imports none of the packages only an optional part needs", async () => {
-  const run = packagesRunBy(await denoInfo(CLI_PATH));
+  const run = packagesRunBy(await moduleGraph(CLI_PATH));
   assert.ok([...run].some((id) => nameOf(id) === "htmlparser2"), "the graph was read: the HTML parser is in it");
   for (const name of OPTIONAL) {
     assert.ok(![...run].some((id) => nameOf(id) === name), `${name} is loaded by a plain crawl`);
@@ -88,7 +63,7 @@ Deno.test("netweir crawl's code imports none of the packages only an optional pa
 });
 
 Deno.test("a first crawl downloads only the packages a plain crawl runs", async () => {
-  const graph = await denoInfo(CLI_PATH);
+  const graph = await moduleGraph(CLI_PATH);
   const needed = packagesRunBy(graph);
   const denoDir = await mkdtemp(join(tmpdir(), "netweir-first-run-"));
   const site = await startFixtureSite({ books: 3 });

@@ -9,6 +9,7 @@ import { type AutoPlan, pageKind, RenderAuto } from "../../src/engine/render_aut
 import { compareRuns } from "../../src/engine/render_compare.ts";
 import { Stats } from "../../src/engine/stats.ts";
 import { createLogger } from "../../src/log.ts";
+import { rendersIn } from "../../src/spider/steps.ts";
 
 class Shop extends Spider {
   override rules = [new Rule({ allow: "/tag/", render: "auto" })];
@@ -33,7 +34,7 @@ function auto(settings: Partial<{ render: string | null; renderAutoSample: numbe
     spider,
     stats,
     createLogger("info", (line) => void lines.push(line)),
-    (host) => host === "always.test",
+    (request) => rendersIn(request) || request.host === "always.test",
   );
   return { decide, stats, lines };
 }

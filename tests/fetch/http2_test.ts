@@ -13,29 +13,12 @@ import { createServer as createTlsServer } from "node:tls";
 import { join } from "node:path";
 import { type Certificates, makeCertificates } from "../helpers/certificates.ts";
 import { runCli } from "../helpers/cli.ts";
-import { type H2SiteOptions, startH2Site } from "../helpers/h2_server.ts";
+import { h2ShopSpider, type H2SiteOptions, startH2Site } from "../helpers/h2_server.ts";
 import { startMicrosocks } from "../helpers/socks_proxy.ts";
 import { startProxy } from "../helpers/proxy.ts";
 
 const MOD = new URL("../../mod.ts", import.meta.url).href;
-
-/** The shop's spider: the shop page and each item, every item saying which protocol carried it. */
-const SHOP_SPIDER = `
-import { Request, Spider } from ${JSON.stringify(MOD)};
-export class H2Shop extends Spider {
-  site = "https://127.0.0.1:1/";
-  async *start() {
-    yield new Request({ url: this.site });
-  }
-  *parse(page) {
-    yield { kind: "shop", protocol: page.protocol };
-    for (const href of page.css("a").attrs("href")) yield page.follow(href, { callback: this.parseItem });
-  }
-  parseItem(page) {
-    return { kind: "item", title: page.css("h1").text(), protocol: page.protocol };
-  }
-}
-`;
+const SHOP_SPIDER = h2ShopSpider(MOD);
 
 /** What the downloader must keep doing over HTTP/2: cookies over a redirect, gzip, trailers, the body limit. */
 const FEATURES_SPIDER = `

@@ -1,5 +1,5 @@
 /** Free TCP ports on 127.0.0.1, for servers that must be told their port up front (redis-server). */
-import { createServer } from "node:net";
+import { connect, createServer } from "node:net";
 
 /**
  * A port on 127.0.0.1 that was free a moment ago: the system picks one, and the listener is closed again.
@@ -42,4 +42,16 @@ export async function freeFixedPort(): Promise<number> {
     if (await canListen(port)) return port;
   }
   throw new Error(`no free port between ${FIXED_FROM} and ${SYSTEM_PICKS_FROM}`);
+}
+
+/** Whether something accepts connections on `port` of 127.0.0.1 now (a server started by a test is up). */
+export function acceptsConnections(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: "127.0.0.1", port });
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
 }

@@ -58,3 +58,26 @@ export async function startH2Site(options: H2SiteOptions): Promise<H2Site> {
     },
   };
 }
+
+/**
+ * A spider of the site startH2Site serves, importing Netweir from `netweir` (a path, or "netweir" in a package): the
+ * shop page and each item, each item saying which protocol carried it.
+ */
+export function h2ShopSpider(netweir: string): string {
+  return `
+import { Request, Spider } from ${JSON.stringify(netweir)};
+export class H2Shop extends Spider {
+  site = "https://127.0.0.1:1/";
+  async *start() {
+    yield new Request({ url: this.site });
+  }
+  *parse(page) {
+    yield { kind: "shop", protocol: page.protocol };
+    for (const href of page.css("a").attrs("href")) yield page.follow(href, { callback: this.parseItem });
+  }
+  parseItem(page) {
+    return { kind: "item", title: page.css("h1").text(), protocol: page.protocol };
+  }
+}
+`;
+}

@@ -7,8 +7,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { chmod, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { connect } from "node:net";
-import { freePort } from "./free_port.ts";
+import { acceptsConnections, freePort } from "./free_port.ts";
 
 export interface NginxTlsOptions {
   root: string;
@@ -71,7 +70,7 @@ http {
   const child: ChildProcess = spawn("nginx", ["-c", conf, "-p", workDir], { stdio: ["ignore", "ignore", "inherit"] });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   for (let i = 0;; i++) {
-    if (await accepts(port)) break;
+    if (await acceptsConnections(port)) break;
     if (i > 200 || child.exitCode !== null) throw new Error(`nginx did not start on port ${port}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
@@ -83,15 +82,4 @@ http {
       await exited;
     },
   };
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: "127.0.0.1", port });
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
 }

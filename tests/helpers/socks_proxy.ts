@@ -5,7 +5,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { type AddressInfo, connect, createServer, type Socket } from "node:net";
-import { freePort } from "./free_port.ts";
+import { acceptsConnections, freePort } from "./free_port.ts";
 import { sendSignal, type TestSignal } from "./signal.ts";
 import { waitUntil } from "./wait.ts";
 
@@ -14,17 +14,6 @@ export interface SocksProxy {
   address: string;
   pid: number;
   kill(signal?: TestSignal): Promise<void>;
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: "127.0.0.1", port });
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
 }
 
 async function started(child: ChildProcess, port: number, name: string): Promise<SocksProxy> {
@@ -37,7 +26,7 @@ async function started(child: ChildProcess, port: number, name: string): Promise
   );
   await waitUntil(`${name} to listen on ${port}`, async () => {
     if (exited) throw new Error(`${name} exited at start`);
-    return await accepts(port);
+    return await acceptsConnections(port);
   }, 15_000);
   return {
     address: `127.0.0.1:${port}`,

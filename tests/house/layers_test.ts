@@ -4,9 +4,8 @@
  * ones included) is read, and an import from a module into a layer above its own is a failure naming both files.
  */
 import assert from "node:assert/strict";
-import { runtime } from "../../src/runtime/mod.ts";
 import { REPO_ROOT } from "../helpers/cli.ts";
-import { runCommand } from "../helpers/command.ts";
+import { moduleGraph } from "../helpers/module_graph.ts";
 
 /** The layer of each part of src/, lowest first; a module may import from its own layer or any below it. */
 const LAYERS: string[][] = [
@@ -19,11 +18,6 @@ const LAYERS: string[][] = [
   ["engine", "run.ts"],
   ["cli", "serve"],
 ];
-
-interface InfoModule {
-  specifier: string;
-  dependencies?: Array<{ code?: { specifier: string }; type?: { specifier: string } }>;
-}
 
 const SRC = `file://${REPO_ROOT}/src/`;
 
@@ -38,12 +32,9 @@ function layerOf(specifier: string): number | undefined {
 
 /** Every import from one module of src/ to another, as [importer, imported]. */
 async function srcImports(entries: string[]): Promise<[string, string][]> {
-  const deno = runtime.selfCommand("mod.ts").command;
   const edges = new Map<string, [string, string]>();
   for (const entry of entries) {
-    const { code, stdout, stderr } = await runCommand(deno, ["info", "--json", entry], { cwd: REPO_ROOT });
-    assert.equal(code, 0, stderr);
-    const info = JSON.parse(stdout) as { modules: InfoModule[] };
+    const info = await moduleGraph(entry);
     for (const module of info.modules) {
       if (!module.specifier.startsWith(SRC)) continue;
       for (const dependency of module.dependencies ?? []) {

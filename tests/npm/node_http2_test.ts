@@ -8,31 +8,15 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { makeCertificates } from "../helpers/certificates.ts";
-import { startH2Site } from "../helpers/h2_server.ts";
+import { h2ShopSpider, startH2Site } from "../helpers/h2_server.ts";
 import { installBuiltPackage } from "../helpers/node_package.ts";
-
-const SPIDER = `import { Request, Spider } from "netweir";
-export class H2Shop extends Spider {
-  site = "https://127.0.0.1:1/";
-  async *start() {
-    yield new Request({ url: this.site });
-  }
-  *parse(page) {
-    yield { kind: "shop", protocol: page.protocol };
-    for (const href of page.css("a").attrs("href")) yield page.follow(href, { callback: this.parseItem });
-  }
-  parseItem(page) {
-    return { title: page.css("h1").text(), protocol: page.protocol };
-  }
-}
-`;
 
 Deno.test("on the npm build under Node 22, a crawl uses HTTP/2, within a one-stream cap and across a GOAWAY", async () => {
   const dir = await mkdtemp(join(tmpdir(), "netweir-npm-h2-"));
   const certs = await makeCertificates(dir);
   const pkg = await installBuiltPackage();
   try {
-    await writeFile(join(pkg.dir, "shop.mjs"), SPIDER);
+    await writeFile(join(pkg.dir, "shop.mjs"), h2ShopSpider("netweir"));
     for (const faults of [{}, { maxStreams: 1, goawayAfter: 5, delayMs: 10 }]) {
       const site = await startH2Site({ certs, items: 12, ...faults });
       try {
