@@ -51,12 +51,17 @@ async function megabytes(dir: string): Promise<number> {
  * Runs an install, saying before it what it installs and where, and after it how long it took and how much it wrote:
  * the first run installs about 360 MB and takes minutes, which looked like a hang when nothing was said.
  */
-async function installStep(what: string, dir: string, install: () => Promise<void>): Promise<void> {
+export async function installStep(
+  what: string,
+  dir: string,
+  install: () => Promise<void>,
+  say: (line: string) => void = (line) => console.error(line),
+): Promise<void> {
   const started = Date.now();
-  console.error(`setup: installing ${what} into ${relative(ROOT, dir)}/ (first run only; later runs reuse it)`);
+  say(`setup: installing ${what} into ${relative(ROOT, dir)}/ (first run only; later runs reuse it)`);
   await install();
   const seconds = Math.round((Date.now() - started) / 1000);
-  console.error(`setup: ${what}: ${await megabytes(dir)} MB in ${seconds} s`);
+  say(`setup: ${what}: ${await megabytes(dir)} MB in ${seconds} s`);
 }
 
 async function exists(path: string): Promise<boolean> {
