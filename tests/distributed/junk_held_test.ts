@@ -18,11 +18,13 @@ Deno.test("junk in dead processes' held entries is dropped and counted, and no p
   const site = await startFixtureSite({ books: BOOKS });
   const redis = await startRedis();
   const dir = await mkdtemp(join(tmpdir(), "netweir-junk-held-"));
+  // Each held key is written before its process is listed: a heartbeat between the two would otherwise forget a
+  // listed process that held nothing yet, and the junk written after it would never be read (nor counted).
   const junk = async (name: string) => {
-    await redis.command("ZADD", `${PREFIX}:procs`, 0, `${name}-string`);
     await redis.command("SET", `${PREFIX}:held:${name}-string`, "x");
-    await redis.command("ZADD", `${PREFIX}:procs`, 0, `${name}-nan`);
+    await redis.command("ZADD", `${PREFIX}:procs`, 0, `${name}-string`);
     await redis.command("HSET", `${PREFIX}:held:${name}-nan`, "1", `nan\n127.0.0.1\n{"v":1,"url":"${site.url}x"}`);
+    await redis.command("ZADD", `${PREFIX}:procs`, 0, `${name}-nan`);
   };
   try {
     await junk("before");
