@@ -20,9 +20,12 @@ export class ClientPool {
   /** In order of last use, least recent first (a Map keeps insertion order; a use moves the key to the end). */
   readonly #entries = new Map<string, Entry>();
   readonly #max: number;
+  /** Idle connections each client keeps in all (src/fetch/idle_connections.ts); the runtime's default when absent. */
+  readonly #maxIdle: number | undefined;
 
-  constructor(max = MAX_CLIENTS) {
+  constructor(max = MAX_CLIENTS, maxIdle?: number) {
     this.#max = max;
+    this.#maxIdle = maxIdle;
   }
 
   /** How many clients are open. */
@@ -35,7 +38,7 @@ export class ClientPool {
     const key = proxy ?? "";
     let entry = this.#entries.get(key);
     if (entry) this.#entries.delete(key);
-    else entry = { client: runtime.httpClient(proxy ? { proxy } : {}), users: 0 };
+    else entry = { client: runtime.httpClient({ proxy, maxIdle: this.#maxIdle }), users: 0 };
     this.#entries.set(key, entry);
     entry.users++;
     this.#evict();

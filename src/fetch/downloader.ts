@@ -12,13 +12,15 @@ import { CrawlCookieStore } from "./cookie_store.ts";
 import { FetchError } from "../errors.ts";
 import type { HttpClient, HttpResponse } from "../runtime/mod.ts";
 import type { Http2Mode } from "../runtime/types.ts";
-import type { SettingValues } from "../settings/table.ts";
+import { type SettingValues, TABLE } from "../settings/table.ts";
 import type { Request } from "../spider/request.ts";
 import type { Logger } from "../spider/types.ts";
 import { describeNetworkFailure } from "./network_errors.ts";
 import { ACCEPT_ENCODING, checkContentLength, decodeBody, readBody } from "./body.ts";
 import { basicAuthorization, credentialsFor } from "./credentials.ts";
-import { ClientPool } from "./client_pool.ts";
+import { ClientPool, MAX_CLIENTS } from "./client_pool.ts";
+import { idleConnectionBound } from "./idle_connections.ts";
+import { openFileLimit } from "../runtime/open_file_limit.ts";
 import { Deadlines } from "./deadlines.ts";
 import { ProxyRotation } from "./proxy_rotation.ts";
 import type { FetchedResponse, RedirectHop } from "../spider/response.ts";
@@ -76,7 +78,8 @@ export type DownloaderSettings =
     | "maxBodySize"
   >
   & { http2?: SettingValues["http2"] }
-  & { hosts?: SettingValues["hosts"] };
+  & { hosts?: SettingValues["hosts"] }
+  & { concurrency?: SettingValues["concurrency"] };
 
 /** Fetches requests the way the crawl's settings say: headers, redirects, timeouts, size limit, cookies, auth, proxies. */
 export class Downloader {
@@ -89,7 +92,7 @@ export class Downloader {
   /** A proxy rotation for the crawl's proxies, and one for each `hosts` entry's (made on first use). */
   readonly #rotations = new Map<DownloaderSettings, ProxyRotation>();
   /** One client (connection pool) per proxy, created on first use, the least recently used idle ones closed. */
-  readonly #clients = new ClientPool();
+  readonly #clients: ClientPool;
   readonly #proxyUsed = new WeakMap<FetchedResponse, string>();
   /** The timeouts of the requests in flight, under one timer. */
   readonly #deadlines = new Deadlines();
@@ -100,6 +103,9 @@ export class Downloader {
     this.#log = log;
     this.#jar = settings.cookies ? new CookieJar(this.#cookieStore) : undefined;
     this.#settingsOf = settingsByHost(settings, settings.hosts);
+    // Without a concurrency (a downloader used alone, as `netweir fetch` does), the bound for the crawl's default.
+    const concurrency = settings.concurrency ?? TABLE.concurrency.default;
+    this.#clients = new ClientPool(MAX_CLIENTS, idleConnectionBound(concurrency, openFileLimit()));
     this.#rotations.set(settings, new ProxyRotation(settings.proxies, settings.proxyRotation));
   }
 

@@ -34,10 +34,11 @@ function proxyOption(proxy: string): Deno.Proxy {
  */
 function httpClient(options: HttpClientOptions): HttpClient {
   const unrefTimer = (timer: ReturnType<typeof setInterval>) => Deno.unrefTimer(timer as unknown as number);
-  if (!options.proxy) return alpnHttpClient({ h1Dial: dialDeno, unrefTimer });
+  const { maxIdle } = options;
+  if (!options.proxy) return alpnHttpClient({ h1Dial: dialDeno, unrefTimer, maxIdle });
   const proxy = new URL(options.proxy);
   if (isSocksProxy(options.proxy)) {
-    return alpnHttpClient({ h1Dial: denoSocksDialer(proxy), tunnel: socksTunnel(proxy), unrefTimer });
+    return alpnHttpClient({ h1Dial: denoSocksDialer(proxy), tunnel: socksTunnel(proxy), unrefTimer, maxIdle });
   }
   const client = Deno.createHttpClient({ proxy: proxyOption(options.proxy) });
   const viaFetch: HttpClient = {

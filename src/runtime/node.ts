@@ -72,10 +72,11 @@ function startBundledWorker(sea: SingleExecutable): Worker {
  */
 function httpClient(options: HttpClientOptions): HttpClient {
   const unrefTimer = (timer: ReturnType<typeof setInterval>) => timer.unref();
-  if (!options.proxy) return alpnHttpClient({ h1Dial: nodeDialer(), unrefTimer });
+  const { maxIdle } = options;
+  if (!options.proxy) return alpnHttpClient({ h1Dial: nodeDialer(), unrefTimer, maxIdle });
   const proxyUrl = new URL(options.proxy);
   if (isSocksProxy(options.proxy)) {
-    return alpnHttpClient({ h1Dial: nodeSocksDialer(proxyUrl), tunnel: socksTunnel(proxyUrl), unrefTimer });
+    return alpnHttpClient({ h1Dial: nodeSocksDialer(proxyUrl), tunnel: socksTunnel(proxyUrl), unrefTimer, maxIdle });
   }
   // node:http has no proxy support; undici (the library behind Node's fetch) does, so it is loaded only when a
   // proxy is asked for.

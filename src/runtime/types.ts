@@ -16,6 +16,11 @@ export type ProcessSignal = StopSignal | "SIGKILL";
 export interface HttpClientOptions {
   /** Proxy URL (`http://user:pass@host:port`); requests go through it when set. */
   proxy?: string;
+  /**
+   * Idle keep-alive connections kept in all (512 when not given). A broad crawl holds one or two for each host it is
+   * crawling: a bound below that closes connections it is about to use again (src/fetch/idle_connections.ts).
+   */
+  maxIdle?: number;
 }
 
 /**

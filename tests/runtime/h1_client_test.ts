@@ -650,6 +650,28 @@ for (const [sockets, dial] of DIALERS) {
       assert.equal(server.closed, 1);
     }, { maxIdle: 2 });
   });
+  Deno.test(`${sockets}: past maxIdle, the origin put back to least recently loses a connection first`, async () => {
+    // A broad crawl visits its hosts in turn: the host whose connections came back longest ago is the one done with,
+    // not the one first seen. Origin one keeps two idle connections and is used again after origin two.
+    const answer = (conn: Deno.TcpConn) => send(conn, ok("x"));
+    const [one, two, three] = [scriptedServer(answer), scriptedServer(answer), scriptedServer(answer)];
+    const client = wireHttpClient({ dial, maxIdle: 3 });
+    try {
+      await Promise.all([request(client, `${one.url}/`), request(client, `${one.url}/`)]);
+      await request(client, `${two.url}/`);
+      await request(client, `${one.url}/again`);
+      await request(client, `${three.url}/`);
+      await until(() => two.closed === 1);
+      // Origin one's two connections are both still there; origin two needs a new one.
+      await Promise.all([request(client, `${one.url}/both`), request(client, `${one.url}/both`)]);
+      await request(client, `${two.url}/back`);
+      assert.deepEqual([one.connections, two.connections, three.connections], [2, 2, 1]);
+      assert.equal(one.closed, 0);
+    } finally {
+      client.close();
+      await Promise.all([one, two, three].map((server) => server.close()));
+    }
+  });
 }
 
 /** Ports on the Fetch standard's bad-port list (as in tests/fetch/network_errors_test.ts), tried in turn. */

@@ -35,7 +35,7 @@ const MAX_IDLE_PER_ORIGIN = 256;
  * Idle connections kept in all: a crawl over many hosts would otherwise hold one socket for each host of the last
  * IDLE_MS, against the process's limit of open files.
  */
-export const MAX_IDLE = 512;
+export const MAX_IDLE = 2048;
 /** Methods that may be sent twice: the one sent on a connection the server had closed never reached it. */
 const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"]);
 /** Methods whose requests carry a body, so an empty one is still announced with a length. */
@@ -149,8 +149,13 @@ export function wireHttpClient(options: WireClientOptions): HttpClient {
   const putBack = (key: string, wire: Wire) => {
     busy.delete(wire);
     if (closed) return drop(wire);
+    // The origin goes to the end of the map's order, so that the first origin in it is the one whose connections have
+    // been idle the longest (a finished host's, in a broad crawl), and the bound below closes those first.
     let list = idle.get(key);
-    if (list === undefined) idle.set(key, list = []);
+    if (list === undefined) list = [];
+    else idle.delete(key);
+    idle.set(key, list);
+    wire.release();
     list.push({ wire, since: Date.now() });
     idleCount++;
     if (list.length > MAX_IDLE_PER_ORIGIN) {
@@ -158,7 +163,7 @@ export function wireHttpClient(options: WireClientOptions): HttpClient {
       idleCount--;
     }
     if (idleCount > maxIdle) {
-      // The origin first in the map has had idle connections the longest without a pause: its oldest one goes.
+      // The origin first in the map is the one put back to least recently: its oldest connection goes.
       const [oldestKey, oldest] = idle.entries().next().value!;
       drop(oldest.shift()!.wire);
       idleCount--;

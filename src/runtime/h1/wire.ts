@@ -22,6 +22,8 @@ export interface WireSocket {
 /** The largest response head read; a server sending more is broken or hostile. */
 export const MAX_HEAD_BYTES = 256 * 1024;
 const INITIAL_BUFFER = 16 * 1024;
+/** The buffer of an idle connection: none (see Wire.release). */
+const NO_BUFFER = new Uint8Array(0);
 const LF = 10;
 const CR = 13;
 
@@ -65,8 +67,20 @@ export class Wire {
     return this.#end - this.#start;
   }
 
+  /**
+   * Gives up the read buffer of a connection going idle, when nothing is left in it: a broad crawl keeps thousands of
+   * idle connections, and 16 KB each (more, grown by a long head) would be most of its memory. The next read takes a
+   * new one.
+   */
+  release(): void {
+    if (this.#start !== this.#end) return;
+    this.#buffer = NO_BUFFER;
+    this.#start = this.#end = 0;
+  }
+
   /** Reads more from the socket into the buffer; false at the end of the stream. */
   async #fill(): Promise<boolean> {
+    if (this.#buffer === NO_BUFFER) this.#buffer = new Uint8Array(INITIAL_BUFFER);
     if (this.#end === this.#buffer.length) {
       const used = this.#end - this.#start;
       if (this.#start > 0 && used <= this.#buffer.length / 2) {

@@ -29,6 +29,8 @@ export interface AlpnClientOptions {
   /** Through a proxy: the tunnel every connection goes through. */
   tunnel?: Tunnel;
   unrefTimer?: (timer: ReturnType<typeof setInterval>) => void;
+  /** Idle HTTP/1.1 connections kept in all (see HttpClientOptions.maxIdle). */
+  maxIdle?: number;
 }
 
 /** The connection a request was waiting for was given up by the request that opened it (its timeout or abort). */
@@ -52,6 +54,7 @@ export function alpnHttpClient(options: AlpnClientOptions): HttpClient {
     },
     unrefTimer: options.unrefTimer,
     idleMs: IDLE_MS,
+    maxIdle: options.maxIdle,
   });
   const sessions = new Map<string, Http2Session>();
   const probing = new Map<string, Promise<Probed>>();
