@@ -22,13 +22,15 @@
  *
  * For each: pages, pages/s (over the wall time, start-up included) against the latency limit (concurrency /
  * latency, the most the politeness and latency allow if nothing else binds), CPU seconds and the CPU limit it
- * implies (cores / CPU seconds per page), peak RSS, the most sockets it held open at once, the server's CPU over
+ * implies (cores / CPU seconds per page), the main thread's CPU seconds and its limit (pages / those seconds: the
+ * crawl loop is one thread, so this is the limit that binds a single crawl process), peak RSS, the most sockets it
+ * held open at once, the server's CPU over
  * the run, the latency the crawler saw (the server's plus the time a loaded machine takes to run both sides) and,
  * by Little's law, how many requests it kept in flight on average. --cpu-prof writes V8 profiles of the Netweir
  * crawls to the working directory.
  */
 import { spawn } from "node:child_process";
-import { mkdtemp, readdir, readFile, readlink, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, readlink, rm, stat, writeFile } from "node:fs/promises";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { REPO_ROOT } from "../../tests/helpers/cli.ts";
@@ -64,6 +66,26 @@ async function openSockets(pid: number): Promise<number> {
   return count;
 }
 
+/**
+ * CPU seconds of a process's main thread (the JavaScript event loop of a Deno or Node crawler, or Python's): its task
+ * whose id is the pid. 0 once the process has gone.
+ */
+async function mainThreadCpu(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/task/${pid}/stat`, "utf8").catch(() => "");
+  if (stat === "") return 0;
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/**
+ * Seconds a process's main thread has waited, runnable, for a core (the second field of its schedstat): on a shared
+ * machine, time it wanted CPU and did not get, which its CPU seconds alone do not show.
+ */
+async function mainThreadWait(pid: number): Promise<number> {
+  const text = await readFile(`/proc/${pid}/task/${pid}/schedstat`, "utf8").catch(() => "");
+  return text === "" ? 0 : Number(text.split(" ")[1]) / 1e9;
+}
+
 /** The pids of `root` and all its descendants. */
 async function processTree(root: number): Promise<number[]> {
   const children = new Map<number, number[]>();
@@ -83,24 +105,58 @@ async function processTree(root: number): Promise<number[]> {
   return all;
 }
 
+/** What `run` measured beside GNU time's figures. */
+interface Sampled {
+  /** The most sockets the crawler's processes held open at once. */
+  sockets: number;
+  /** CPU seconds of the busiest main thread among them (the crawler's event loop), as last sampled. */
+  mainCpu: number;
+  /**
+   * Every quarter second: seconds since the start, that main thread's CPU seconds and seconds waiting for a core, and
+   * the bytes of items written.
+   */
+  samples: Array<{ at: number; cpu: number; wait: number; bytes: number }>;
+}
+
 /**
  * Runs a crawler under GNU time, counting its process tree's open sockets every second (the tree itself is looked
- * up every five: walking /proc costs this process CPU the crawler should have).
+ * up every five: walking /proc costs this process CPU the crawler should have) and reading its main threads' CPU
+ * every quarter second (the last reading stands for the whole run: at most a quarter second of it is missed).
  */
 async function run(
   command: string,
   commandArgs: string[],
   cwd: string,
-): Promise<Measured & { sockets: number }> {
+  itemsFile?: string,
+): Promise<Measured & Sampled> {
   let sockets = 0;
+  const mainCpu = new Map<number, number>();
+  const mainWait = new Map<number, number>();
+  const samples: Sampled["samples"] = [];
+  const started = performance.now();
   let sampling = true;
   const before = new Set(await processTree(Deno.pid));
   const measured = timed(command, commandArgs, { cwd });
   const sampler = (async () => {
     let tree: number[] = [];
     for (let tick = 0; sampling; tick++) {
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      if (tick % 5 === 0) tree = (await processTree(Deno.pid)).filter((pid) => !before.has(pid));
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      if (tick % 20 === 0 || tree.length < 2) tree = (await processTree(Deno.pid)).filter((pid) => !before.has(pid));
+      for (const pid of tree) {
+        mainCpu.set(pid, Math.max(mainCpu.get(pid) ?? 0, await mainThreadCpu(pid)));
+        mainWait.set(pid, Math.max(mainWait.get(pid) ?? 0, await mainThreadWait(pid)));
+      }
+      if (itemsFile !== undefined) {
+        // The busiest main thread is the crawler's (GNU time's own is next to idle).
+        const busiest = [...mainCpu].reduce((best, entry) => entry[1] > best[1] ? entry : best, [0, 0])[0];
+        samples.push({
+          at: (performance.now() - started) / 1000,
+          cpu: mainCpu.get(busiest) ?? 0,
+          wait: mainWait.get(busiest) ?? 0,
+          bytes: (await stat(itemsFile).catch(() => undefined))?.size ?? 0,
+        });
+      }
+      if (tick % 4 !== 0) continue;
       let open = 0;
       for (const pid of tree) open += await openSockets(pid);
       sockets = Math.max(sockets, open);
@@ -109,7 +165,7 @@ async function run(
   const result = await measured;
   sampling = false;
   await sampler;
-  return { ...result, sockets };
+  return { ...result, sockets, mainCpu: Math.max(0, ...mainCpu.values()), samples };
 }
 
 const cores = cpus().length;
@@ -122,7 +178,25 @@ interface Fetched {
   latencySum: number;
 }
 
-function report(name: string, fetched: Fetched, result: Measured & { sockets: number }, serverCpu: number): void {
+/**
+ * The middle of a crawl, from the sample where a tenth of its items were written to the last before nine tenths:
+ * pages/s there, and how busy the main thread was. A crawl of a few seconds spends a good part of them starting
+ * (robots.txt, then the first pages, each a round trip) and finishing (the last sites' last pages); the middle is
+ * what a crawl of hours runs at.
+ */
+function middle(pages: number, samples: Sampled["samples"]): string {
+  const total = samples.at(-1)?.bytes ?? 0;
+  const from = samples.find((sample) => sample.bytes >= total / 10);
+  const to = samples.findLast((sample) => sample.bytes <= (total * 9) / 10);
+  if (total === 0 || !from || !to || to.at - from.at < 1) return "";
+  const seconds = to.at - from.at;
+  const rate = (pages * (to.bytes - from.bytes)) / total / seconds;
+  const share = (value: number) => fixed((100 * value) / seconds, 0);
+  return `; middle 80% of pages: ${fixed(rate, 0)} pages/s, main thread running ${share(to.cpu - from.cpu)}% ` +
+    `of the time and waiting for a core ${share(to.wait - from.wait)}%`;
+}
+
+function report(name: string, fetched: Fetched, result: Measured & Sampled, serverCpu: number): void {
   const pages = fetched.pages;
   const rate = pages / result.wall;
   // Little's law: the requests in flight on average, and the latency they saw (the server's LATENCY_MS plus the
@@ -130,14 +204,21 @@ function report(name: string, fetched: Fetched, result: Measured & { sockets: nu
   const inFlight = fetched.latencySum / result.wall;
   const maxInFlight = Math.min(CONCURRENCY, sites * PER_DOMAIN);
   const cpuLimit = cores / (result.cpu / pages);
+  // The crawl loop is one thread: at its CPU per page it cannot go faster than pages / its CPU seconds, whatever the
+  // cores. Its share of the wall time is how near that limit the crawl ran.
+  const threadLimit = pages / result.mainCpu;
   console.log(
     `${name.padEnd(8)} ${String(pages).padStart(6)} pages in ${fixed(result.wall).padStart(5)} s: ` +
       `${fixed(rate, 0).padStart(5)} pages/s (${fixed((100 * rate) / limit).padStart(4)}% of the latency limit ` +
-      `${limit}, ${fixed((100 * rate) / cpuLimit).padStart(4)}% of its CPU limit ${fixed(cpuLimit, 0)}); ` +
-      `CPU ${fixed(result.cpu)} s (${fixed((1000 * result.cpu) / pages, 2)} ms/page), peak RSS ` +
+      `${limit}, ${fixed((100 * rate) / cpuLimit).padStart(4)}% of its CPU limit ${fixed(cpuLimit, 0)} on ` +
+      `${cores} cores, ${fixed((100 * rate) / threadLimit).padStart(4)}% of its main thread's ${
+        fixed(threadLimit, 0)
+      }); ` +
+      `CPU ${fixed(result.cpu)} s (${fixed((1000 * result.cpu) / pages, 2)} ms/page; main thread ` +
+      `${fixed(result.mainCpu)} s), peak RSS ` +
       `${fixed(result.peakMb, 0)} MB, sockets at most ${result.sockets}; server CPU ${fixed(serverCpu)} s; ` +
       `latency seen ${fixed((1000 * fetched.latencySum) / pages, 0)} ms, ${fixed(inFlight, 0)} in flight on average ` +
-      `(of at most ${maxInFlight})` +
+      `(of at most ${maxInFlight})` + middle(pages, result.samples) +
       (result.code === 0 ? "" : `; exit ${result.code}`),
   );
 }
@@ -177,9 +258,10 @@ try {
     command: string,
     commandArgs: string[],
     fetchedBy: (m: Measured) => Fetched | Promise<Fetched>,
+    itemsFile?: string,
   ) => {
     const cpuBefore = await cpuSeconds(serverPid);
-    const result = await run(command, commandArgs, dir);
+    const result = await run(command, commandArgs, dir, itemsFile && join(dir, itemsFile));
     const serverCpu = await cpuSeconds(serverPid) - cpuBefore;
     if (result.code !== 0) console.log(result.stderr.slice(-1500));
     report(name, await fetchedBy(result), result, serverCpu);
@@ -212,20 +294,27 @@ try {
       `seeds=${seeds}`,
       ...["-s", `concurrency=${CONCURRENCY}`, "-s", `per_domain=${PER_DOMAIN}`, "-s", "retries=0", "-s", "timeout=15"],
       ...["-s", "log_level=warning", ...extra, "-O", `${name}.jsonl`],
-    ], () => itemsIn(`${name}.jsonl`));
+    ], () =>
+      itemsIn(`${name}.jsonl`), `${name}.jsonl`);
   // Scrapy's AutoThrottle is off unless asked for, and its Broad Crawls page does not ask; Netweir's is on by
   // default. Both are measured: "netweir" as Scrapy runs, "nw-auto" with Netweir's defaults.
   await netweir("netweir", ["-s", "autothrottle=false"]);
   if (!skip("auto")) await netweir("nw-auto", []);
   if (!skip("scrapy")) {
-    await measure("scrapy", "/usr/bin/scrapy", [
-      "runspider",
-      join(REPO_ROOT, "scripts/bench/broad_scrapy.py"),
-      "-a",
-      `seeds=${seeds}`,
-      ...["-s", `CONCURRENT_REQUESTS=${CONCURRENCY}`, "-s", `CONCURRENT_REQUESTS_PER_DOMAIN=${PER_DOMAIN}`],
-      ...["-s", "LOG_LEVEL=WARNING", "-s", `CLOSESPIDER_TIMEOUT=${scrapySeconds}`, "-O", "scrapy.jsonl"],
-    ], () => itemsIn("scrapy.jsonl")).catch((error) => console.log(`scrapy: ${error.message}`));
+    await measure(
+      "scrapy",
+      "/usr/bin/scrapy",
+      [
+        "runspider",
+        join(REPO_ROOT, "scripts/bench/broad_scrapy.py"),
+        "-a",
+        `seeds=${seeds}`,
+        ...["-s", `CONCURRENT_REQUESTS=${CONCURRENCY}`, "-s", `CONCURRENT_REQUESTS_PER_DOMAIN=${PER_DOMAIN}`],
+        ...["-s", "LOG_LEVEL=WARNING", "-s", `CLOSESPIDER_TIMEOUT=${scrapySeconds}`, "-O", "scrapy.jsonl"],
+      ],
+      () => itemsIn("scrapy.jsonl"),
+      "scrapy.jsonl",
+    ).catch((error) => console.log(`scrapy: ${error.message}`));
   }
 } finally {
   server.kill("SIGKILL");
