@@ -5,7 +5,6 @@
 import type { SpiderSource } from "./worker_pool.ts";
 import { Downloader } from "../fetch/downloader.ts";
 import { type RobotsErrors, RobotsTxt } from "../fetch/robots.ts";
-import { hrefParts } from "../spider/href_parts.ts";
 import { createLogger, type LogLevel } from "../log.ts";
 import type { Frontier, Lease } from "../queue/frontier.ts";
 import { MemoryFrontier } from "../queue/memory.ts";
@@ -22,20 +21,20 @@ import { Slots } from "./slots.ts";
 import { hostRenders } from "../settings/by_host.ts";
 import { Stats, type StatsRecord } from "./stats.ts";
 import { startWatchers } from "./watchers.ts";
-import { type ClosableFetcher, Fetchers } from "./fetchers.ts";
+import { Fetchers } from "./fetchers.ts";
+import { openBrowser, robotsFetcher } from "./crawl_fetching.ts";
 import { HttpFetcher } from "./http_fetcher.ts";
 import { type CrawlPart, crawlParts } from "./parts.ts";
-import { checkSteps } from "../spider/step_checks.ts";
-import { checkRedirect } from "./page_flow.ts";
-import { retryNotBefore, retryRequest } from "../fetch/retry.ts";
+import { retryRequest } from "../fetch/retry.ts";
 import { inPage } from "./page_scope.ts";
 import { containUncaught } from "./uncaught.ts";
 import { ItemMonitor } from "./item_monitor.ts";
 import type { ItemSchema } from "./item_schema.ts";
 import { judgeMonitors } from "./monitors.ts";
-import { importOwnModule } from "../runtime/optional_module.ts";
 import { openSessionPool } from "./session_flow.ts";
 import { RenderAuto } from "./render_auto.ts";
+import { IDLE_POLL_MS, LeaseIntake } from "./lease_intake.ts";
+import { WaitingRoom } from "./waiting_room.ts";
 
 /** What a {@link Crawl} runs with besides its spider. */
 export interface CrawlOptions {
@@ -61,8 +60,6 @@ export interface CrawlOptions {
   itemSchema?: ItemSchema;
 }
 
-/** How often an idle process asks the frontier whether the crawl is over. */
-const IDLE_POLL_MS = 250;
 const START_BATCH = 100;
 /**
  * How long a stop waits for callbacks still running (downloads end at once; a callback cannot be interrupted).
@@ -132,24 +129,13 @@ export class Crawl {
   readonly #abort = new AbortController();
   readonly #ctx: CrawlContext;
   /** Leased requests not started yet, by host. */
-  readonly #waiting = new Map<string, Pending[]>();
-  #waitingCount = 0;
+  readonly #waiting: WaitingRoom;
+  /** When and how much this process leases. */
+  readonly #intake: LeaseIntake;
   /** Requests being processed, by their task. */
   readonly #inFlight = new Map<Promise<void>, Pending>();
   /** Pages done here whose finish the frontier has not confirmed yet (see #finishLater). */
   readonly #finishing = new Set<Promise<void>>();
-  #leasing = false;
-  /** When the last lease was asked for (epoch ms), and whether it brought fewer than asked (see #leaseWorthAsking). */
-  #leasedAt = 0;
-  #lastLeaseShort = false;
-  /** Whether a page finished since the last lease yielded requests (they may be in the queue now). */
-  #queuedSinceLease = false;
-  /**
-   * Set when a lease brought fewer requests than asked for: the queue has no more for now. The loop leases again
-   * only once something may have changed (a page finished, start requests went in, the idle poll), rather than ask
-   * an empty queue again and again: each ask is a round trip with a shared queue.
-   */
-  #queueDrained = false;
   #startsDone = false;
   #stopReason: string | null = null;
   #fatal: unknown = undefined;
@@ -227,6 +213,18 @@ export class Crawl {
     };
     // A retired session's browser context goes with it (its cookies and storage are the session's).
     ctx.sessions?.onRetire((id) => ctx.fetchers.dropSession(id));
+    this.#waiting = new WaitingRoom(ctx);
+    this.#intake = new LeaseIntake({
+      ctx,
+      waiting: this.#waiting,
+      inFlight: () => Array.from(this.#inFlight.values(), (pending) => pending.request),
+      inFlightCount: () => this.#inFlight.size,
+      finishingCount: () => this.#finishing.size,
+      finishLater: (lease, yielded) => this.#finishLater(lease, yielded),
+      fail: (error) => this.#fail(error),
+      wake: () => this.#wake(),
+      stopping: () => this.#stopReason !== null,
+    });
     this.#parts = crawlParts(ctx, { spiderSource: options.spiderSource, fail: (error) => this.#fail(error) });
   }
 
@@ -282,7 +280,7 @@ export class Crawl {
 
   /** Requests waiting in this process plus in the frontier's view (for the progress line). */
   get localCounts(): { waiting: number; inFlight: number } {
-    return { waiting: this.#waitingCount, inFlight: this.#inFlight.size };
+    return { waiting: this.#waiting.count, inFlight: this.#inFlight.size };
   }
 
   #fail(error: unknown): void {
@@ -301,7 +299,7 @@ export class Crawl {
       });
       batch = [];
       await this.#frontier.push(admitted);
-      this.#queueDrained = false;
+      this.#intake.changed();
       this.#wake();
     };
     for await (const start of this.spider.start()) {
@@ -318,20 +316,21 @@ export class Crawl {
     while (this.#stopReason === null) {
       // After a lease that drained the queue, ask again only once something changed (a page finished, start
       // requests arrived, or the idle poll below), or the loop would spin on promises and starve timers and I/O.
-      if (!this.#leasing && !this.#queueDrained && this.#leaseWorthAsking()) {
-        this.#leaseMore();
-      }
-      const nextReady = this.#startReady();
+      this.#intake.maybeLease();
+      const nextReady = this.#waiting.startReady(
+        () => this.#inFlight.size < this.settings.concurrency,
+        (pending) => this.#run(pending),
+      );
       if (this.#stopReason !== null) break;
       // Pages still finishing are activity too: their requests are not in the queue yet. Each one wakes the loop.
-      const busy = this.#inFlight.size > 0 || this.#waitingCount > 0 || this.#finishing.size > 0;
-      if (!busy && !this.#leasing && this.#queueDrained) {
+      const busy = this.#inFlight.size > 0 || this.#waiting.count > 0 || this.#finishing.size > 0;
+      if (!busy && this.#intake.idle) {
         if (this.#startsDone && await this.#frontier.ended()) {
           this.stop("finished");
           break;
         }
         await this.#sleep(IDLE_POLL_MS);
-        this.#queueDrained = false;
+        this.#intake.changed();
         continue;
       }
       await this.#sleep(Math.min(1000, Math.max(0, nextReady - Date.now())));
@@ -362,34 +361,6 @@ export class Crawl {
   }
 
   /**
-   * How many more requests this process may take: as many as it can start, no more. Requests taken and waiting
-   * here are held from every other process of a shared crawl, so a process that hoards them leaves others idle.
-   * Pages whose finish is on its way do not count up to `concurrency` of them (the page is done here; only the
-   * queue's answer is awaited), so a process holds at most twice `concurrency` requests.
-   */
-  #freeCapacity(): number {
-    const finishingOverflow = Math.max(0, this.#finishing.size - this.settings.concurrency);
-    return this.settings.concurrency - this.#inFlight.size - this.#waitingCount - finishingOverflow;
-  }
-
-  /**
-   * A lease's `skipHost`: whether a host already has as many requests waiting here (or taken by this lease) as it may
-   * have in flight: more of them could not start soon, and would take room from other sites' requests (a multi-site
-   * crawl would otherwise run at the pace of whichever site's links came first in the queue).
-   */
-  #hostHasEnough(): (host: string) => boolean {
-    // The requests this lease takes count too: the store asks as it goes, before any of them is waiting here, and a
-    // lease with room for several would otherwise fill it from the first host in the queue.
-    const taking = new Map<string, number>();
-    return (host) => {
-      const taken = taking.get(host) ?? 0;
-      if ((this.#waiting.get(host)?.length ?? 0) + taken >= this.#ctx.slots.perDomain(host)) return true;
-      taking.set(host, taken + 1);
-      return false;
-    };
-  }
-
-  /**
    * Finishes a page without holding its slot until the frontier answers. With a shared queue the answer is a
    * round trip away, and on a paginated site the next page's link is in this very finish: leasing again at once,
    * rather than after the answer, lets that lease follow the finish on the same connection and find the link
@@ -399,144 +370,12 @@ export class Crawl {
     const done: Promise<void> = this.#frontier.finish(lease, yielded)
       .catch((error) => this.#fail(error))
       .finally(() => {
-        if (yielded.length > 0) this.#queuedSinceLease = true;
+        if (yielded.length > 0) this.#intake.queued();
         this.#finishing.delete(done);
-        this.#queueDrained = false;
+        this.#intake.changed();
         this.#wake();
       });
     this.#finishing.add(done);
-  }
-
-  /**
-   * Whether to lease now: at any free slot, unless the last lease came back short (the queue had no more for this
-   * process, or only sites it has enough of waiting here). Then another lease at each page that finishes, as with the
-   * autothrottle on (pages finish one at a time, spaced by their site's delay), cost a shared queue a call a page
-   * that mostly took nothing. So the next one waits until pages this process finished since have queued links and
-   * half its slots are free, or IDLE_POLL_MS has passed (other processes may have queued some meanwhile); with
-   * nothing in flight or waiting here it goes at once, since what it brings can start at once (a chain's next link).
-   */
-  #leaseWorthAsking(): boolean {
-    const free = this.#freeCapacity();
-    if (free <= 0) return false;
-    if (!this.#lastLeaseShort || (this.#waitingCount === 0 && this.#inFlight.size === 0)) return true;
-    if (Date.now() - this.#leasedAt >= IDLE_POLL_MS) return true;
-    return this.#queuedSinceLease && free >= Math.ceil(this.settings.concurrency / 2);
-  }
-
-  #leaseMore(): void {
-    this.#leasing = true;
-    this.#leasedAt = Date.now();
-    this.#queuedSinceLease = false;
-    const want = this.#freeCapacity();
-    const crawlDelay = (host: string) => this.#ctx.slots.crawlDelay(host);
-    this.#frontier.lease(want, { skipHost: this.#hostHasEnough(), crawlDelay }).then(async (taken) => {
-      const leases = await this.#withinTabs(taken);
-      this.#queueDrained = leases.length < want;
-      this.#lastLeaseShort = leases.length < want;
-      for (const lease of leases) await this.#accept(lease);
-    }).catch((error) => this.#fail(error)).finally(() => {
-      this.#leasing = false;
-      this.#wake();
-    });
-  }
-
-  /**
-   * In a shared crawl, the leased requests this process can start soon: the rendered ones beyond its free tabs
-   * (`browser_tabs` less the rendered requests it holds) go back to the queue at once, for a process with tabs free,
-   * where they would have waited here for a tab while other processes idled. Plain requests are all kept, up to
-   * `concurrency` as before. Costs a second call to the queue only when a lease brought more rendered requests than
-   * there are free tabs.
-   */
-  async #withinTabs(leases: Lease[]): Promise<Lease[]> {
-    const fetchers = this.#ctx.fetchers;
-    // A crawl of plain requests pays one check a leased request, and nothing a request it holds.
-    if (this.settings.queue === null || !leases.some((lease) => fetchers.renders(lease.request))) return leases;
-    let free = this.settings.browserTabs;
-    for (const pending of this.#inFlight.values()) if (fetchers.renders(pending.request)) free--;
-    for (const list of this.#waiting.values()) {
-      for (const pending of list) if (fetchers.renders(pending.request)) free--;
-    }
-    const kept: Lease[] = [];
-    const back: Lease[] = [];
-    for (const lease of leases) {
-      if (!fetchers.renders(lease.request)) kept.push(lease);
-      else if (free-- > 0) kept.push(lease);
-      else back.push(lease);
-    }
-    if (back.length > 0) await this.#frontier.giveBack(back);
-    return kept;
-  }
-
-  /** Checks a leased request against this process's settings; a refused one is finished (gone for the crawl). */
-  async #accept(lease: Lease): Promise<void> {
-    if (this.#stopReason !== null) {
-      await this.#frontier.giveBack([lease]);
-      return;
-    }
-    const refusal = this.#ctx.admission.checkLeased(lease.request);
-    if (refusal) {
-      this.stats.dropped(refusal.reason);
-      this.#log.debug(`dropped ${lease.request.url} (${refusal.reason}: ${refusal.detail})`);
-      this.#finishLater(lease, []);
-      return;
-    }
-    if (lease.request.steps !== undefined && lease.request.steps.length > 0) {
-      const stepRefusal = await checkSteps(this.spider, lease.request.steps, this.settings.browserUploadDir);
-      if (stepRefusal) {
-        this.stats.dropped(stepRefusal.reason);
-        this.#log.warning(`dropped ${lease.request.url}: ${stepRefusal.detail}`);
-        this.#finishLater(lease, []);
-        return;
-      }
-    }
-    this.#enqueue({ lease, request: lease.request, notBefore: retryNotBefore(lease.request), admitted: false });
-  }
-
-  #enqueue(pending: Pending): void {
-    const host = pending.request.host;
-    const list = this.#waiting.get(host);
-    if (list) list.push(pending);
-    else this.#waiting.set(host, [pending]);
-    this.#waitingCount++;
-  }
-
-  /** Starts every waiting request whose host slot is free; returns the epoch ms when the next one may start. */
-  #startReady(): number {
-    const now = Date.now();
-    let next = now + 1000;
-    for (const [host, list] of this.#waiting) {
-      while (list.length > 0 && this.#inFlight.size < this.settings.concurrency) {
-        // A host with every slot busy first: it is most of them in a broad crawl, and its robots.txt, looked up for
-        // each of them at each pass, was a twentieth of such a crawl's CPU (a new origin string hashed each time).
-        const slotReadyAt = this.#ctx.slots.readyAt(host);
-        if (slotReadyAt === Infinity || this.#awaitingRobots(list[0])) break;
-        const readyAt = Math.max(slotReadyAt, list[0].notBefore);
-        if (readyAt > now) {
-          if (readyAt < next) next = readyAt;
-          break;
-        }
-        const pending = list.shift()!;
-        this.#waitingCount--;
-        this.#ctx.slots.start(host, now);
-        this.#run(pending);
-      }
-      if (list.length === 0) this.#waiting.delete(host);
-      if (this.#inFlight.size >= this.settings.concurrency) break;
-    }
-    return next;
-  }
-
-  /**
-   * Whether a request must wait for its site's robots.txt: until it is known, one request at a time goes to a host.
-   * The first one fetches it (in admission), and its Crawl-delay is in the slot before a second request starts;
-   * otherwise `per_domain` requests would all start at once, before anyone knew the site asked for a delay.
-   */
-  #awaitingRobots(pending: Pending): boolean {
-    const robots = this.#ctx.robots;
-    if (!robots || pending.admitted || pending.request.meta.dont_obey_robotstxt === true) return false;
-    // The slot count first: it is a map lookup, and the robots state parses the URL.
-    const url = pending.request.url;
-    return this.#ctx.slots.active(pending.request.host) > 0 && robots.state(url, hrefParts(url)) === undefined;
   }
 
   #run(pending: Pending): void {
@@ -554,7 +393,7 @@ export class Crawl {
       }
     }).catch((error) => this.#fail(error)).finally(() => {
       this.#inFlight.delete(task);
-      this.#queueDrained = false;
+      this.#intake.changed();
       this.#wake();
     });
     this.#inFlight.set(task, pending);
@@ -576,9 +415,7 @@ export class Crawl {
     }
     // Finishes on their way end by themselves: a frontier answers or fails within its own time limits.
     while (this.#finishing.size > 0) await Promise.allSettled([...this.#finishing]);
-    for (const list of this.#waiting.values()) for (const pending of list) leftover.push(pending.lease);
-    this.#waiting.clear();
-    this.#waitingCount = 0;
+    leftover.push(...this.#waiting.drain());
     // A failure to close a part that writes files (feeds, archives) or to give requests back fails the crawl.
     const closing: Array<[string, () => Promise<unknown>, boolean?]> = [
       ["give back requests", () => this.#frontier.giveBack(leftover), true],
@@ -614,32 +451,4 @@ export class Crawl {
     const monitors = this.settings.monitors;
     if (monitors) this.stats.monitors = judgeMonitors(monitors, this.statsRecord());
   }
-}
-
-function robotsFetcher(downloader: Downloader) {
-  return async (url: string) => {
-    try {
-      const response = await downloader.fetch(new Request({ url, meta: { dont_retry: true } }));
-      return { status: response.status, text: new TextDecoder().decode(response.body) };
-    } catch {
-      return null;
-    }
-  };
-}
-
-/** The browser fetcher, loaded on the first request that renders: a crawl that renders nothing never imports it. */
-async function openBrowser(ctx: CrawlContext, http: HttpFetcher): Promise<ClosableFetcher> {
-  const { BrowserFetcher } = await importOwnModule<typeof import("../browser/fetcher.ts")>(
-    import.meta.url,
-    "../browser/fetcher.ts",
-  );
-  return await BrowserFetcher.open({
-    settings: ctx.settings,
-    spider: ctx.spider,
-    log: ctx.log,
-    stats: ctx.stats,
-    downloader: ctx.downloader,
-    http,
-    checkNavigation: (request, target) => checkRedirect(ctx, request, target),
-  });
 }

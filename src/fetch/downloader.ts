@@ -96,6 +96,8 @@ export class Downloader {
   readonly #proxyUsed = new WeakMap<FetchedResponse, string>();
   /** The timeouts of the requests in flight, under one timer. */
   readonly #deadlines = new Deadlines();
+  /** The requests in flight under each caller's signal (see #follow). */
+  readonly #following = new WeakMap<AbortSignal, Set<AbortController>>();
   #closed = false;
 
   constructor(settings: DownloaderSettings, log: Logger) {
@@ -181,8 +183,7 @@ export class Downloader {
       timedOut = true;
       controller.abort();
     });
-    const onAbort = () => controller.abort();
-    signal?.addEventListener("abort", onAbort, { once: true });
+    const unfollow = signal ? this.#follow(signal, controller) : undefined;
     const started = performance.now();
     const client = this.#clients.acquire(proxy);
     try {
@@ -202,9 +203,28 @@ export class Downloader {
       throw new FetchError("network", `fetching ${request.url} failed: ${why}`, { cause: error });
     } finally {
       this.#deadlines.remove(deadline);
-      signal?.removeEventListener("abort", onAbort);
+      unfollow?.();
       client.release();
     }
+  }
+
+  /**
+   * Aborts `controller` when `signal` aborts, until the returned function is called. A signal shared by a whole
+   * crawl gets one listener for all its requests, not one each: an EventTarget keeps its listeners in a list that
+   * adding and removing one scans, and with 1,000 requests in flight that was 3% of a broad crawl's CPU.
+   */
+  #follow(signal: AbortSignal, controller: AbortController): () => void {
+    let following = this.#following.get(signal);
+    if (following === undefined) {
+      const controllers = following = new Set<AbortController>();
+      this.#following.set(signal, controllers);
+      signal.addEventListener("abort", () => {
+        for (const each of controllers) each.abort();
+        controllers.clear();
+      }, { once: true });
+    }
+    following.add(controller);
+    return () => following.delete(controller);
   }
 
   /** How many HTTP clients (one per proxy in recent use, and direct) are open. */

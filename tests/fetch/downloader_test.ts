@@ -106,6 +106,29 @@ Deno.test("aborting the signal stops a fetch with reason aborted", async () => {
   }
 });
 
+Deno.test("one signal shared by many fetches aborts every one in flight, and none that already ended", async () => {
+  const site = await startFixtureSite();
+  const downloader = downloaderWith();
+  const controller = new AbortController();
+  try {
+    const done = await downloader.fetch(new Request(site.url + "echo"), { signal: controller.signal });
+    const hanging = Array.from(
+      { length: 5 },
+      (_, i) => downloader.fetch(new Request(`${site.url}hang?${i}`), { signal: controller.signal }),
+    );
+    // One that ends before the abort, on the same signal, still reads whole afterwards.
+    const ended = await downloader.fetch(new Request(site.url + "echo?after"), { signal: controller.signal });
+    setTimeout(() => controller.abort(), 50);
+    for (const pending of hanging) await assert.rejects(pending, isFetchError("aborted"));
+    assert.equal(done.status, 200);
+    assert.equal(ended.status, 200);
+    assert.match(textOf(ended), /after/);
+  } finally {
+    downloader.close();
+    await site.close();
+  }
+});
+
 Deno.test("a server that is not there fails with reason network", async () => {
   const site = await startFixtureSite();
   const url = site.url + "echo";
