@@ -5,7 +5,8 @@
  * recently that no request is using is closed; one in use is never closed under a request.
  */
 import { runtime } from "../runtime/mod.ts";
-import type { HttpClient } from "../runtime/types.ts";
+import type { HttpClient, HttpClientOptions } from "../runtime/types.ts";
+import type { HostResolver } from "../runtime/dns/resolver.ts";
 
 /** Clients kept open at most, unless more are in use at once. */
 export const MAX_CLIENTS = 64;
@@ -20,9 +21,12 @@ export class ClientPool {
   /** In order of last use, least recent first (a Map keeps insertion order; a use moves the key to the end). */
   readonly #entries = new Map<string, Entry>();
   readonly #max: number;
+  /** The crawl's DNS cache, shared by all its clients (direct, and through each proxy that takes addresses). */
+  readonly #resolver: HostResolver | undefined;
 
-  constructor(max = MAX_CLIENTS) {
+  constructor(max = MAX_CLIENTS, resolver?: HostResolver) {
     this.#max = max;
+    this.#resolver = resolver;
   }
 
   /** How many clients are open. */
@@ -35,7 +39,11 @@ export class ClientPool {
     const key = proxy ?? "";
     let entry = this.#entries.get(key);
     if (entry) this.#entries.delete(key);
-    else entry = { client: runtime.httpClient(proxy ? { proxy } : {}), users: 0 };
+    else {
+      const options: HttpClientOptions = proxy ? { proxy } : {};
+      if (this.#resolver) options.resolver = this.#resolver;
+      entry = { client: runtime.httpClient(options), users: 0 };
+    }
     this.#entries.set(key, entry);
     entry.users++;
     this.#evict();

@@ -18,7 +18,8 @@ import type { Logger } from "../spider/types.ts";
 import { describeNetworkFailure } from "./network_errors.ts";
 import { ACCEPT_ENCODING, checkContentLength, decodeBody, readBody } from "./body.ts";
 import { basicAuthorization, credentialsFor } from "./credentials.ts";
-import { ClientPool } from "./client_pool.ts";
+import { ClientPool, MAX_CLIENTS } from "./client_pool.ts";
+import { crawlResolver, type ResolverSettings } from "./host_resolver.ts";
 import { Deadlines } from "./deadlines.ts";
 import { ProxyRotation } from "./proxy_rotation.ts";
 import type { FetchedResponse, RedirectHop } from "../spider/response.ts";
@@ -75,6 +76,7 @@ export type DownloaderSettings =
     | "defaultHeaders"
     | "maxBodySize"
   >
+  & ResolverSettings
   & { http2?: SettingValues["http2"] }
   & { hosts?: SettingValues["hosts"] };
 
@@ -89,7 +91,7 @@ export class Downloader {
   /** A proxy rotation for the crawl's proxies, and one for each `hosts` entry's (made on first use). */
   readonly #rotations = new Map<DownloaderSettings, ProxyRotation>();
   /** One client (connection pool) per proxy, created on first use, the least recently used idle ones closed. */
-  readonly #clients = new ClientPool();
+  readonly #clients: ClientPool;
   readonly #proxyUsed = new WeakMap<FetchedResponse, string>();
   /** The timeouts of the requests in flight, under one timer. */
   readonly #deadlines = new Deadlines();
@@ -100,6 +102,7 @@ export class Downloader {
     this.#log = log;
     this.#jar = settings.cookies ? new CookieJar(this.#cookieStore) : undefined;
     this.#settingsOf = settingsByHost(settings, settings.hosts);
+    this.#clients = new ClientPool(MAX_CLIENTS, crawlResolver(settings));
     this.#rotations.set(settings, new ProxyRotation(settings.proxies, settings.proxyRotation));
   }
 

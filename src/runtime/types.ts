@@ -5,6 +5,7 @@
  */
 
 import type { StopSignalWatch, StopSignalWatchOptions } from "./stop_signal_watch.ts";
+import type { HostResolver } from "./dns/resolver.ts";
 
 /** A signal a crawl or server reacts to. */
 export type StopSignal = "SIGINT" | "SIGTERM";
@@ -16,6 +17,12 @@ export type ProcessSignal = StopSignal | "SIGKILL";
 export interface HttpClientOptions {
   /** Proxy URL (`http://user:pass@host:port`); requests go through it when set. */
   proxy?: string;
+  /**
+   * Finds the address of each host the client connects to (the crawl's DNS cache, src/runtime/dns/); when not given,
+   * the runtime looks the name up for every connection. A proxy that resolves names itself (`socks5h://`, `socks4a://`,
+   * an HTTP proxy) is sent the name either way.
+   */
+  resolver?: HostResolver;
 }
 
 /**
