@@ -4,13 +4,14 @@
  * a new connection that needs its host's address. The DNS server counts the queries: one per name for a whole crawl
  * with the cache on, one per connection with it off, a second one after a short TTL ran out; a name whose answer is
  * slow holds up no other host's pages; a name that does not exist fails its pages with the crawl's one-line DNS error
- * while the rest of the crawl goes on. In-process crawls; about 6 s.
+ * while the rest of the crawl goes on. Through a socks5:// proxy (microsocks) the name is looked up here too. In-process crawls; about 6 s.
  */
 import assert from "node:assert/strict";
 import { type Page, Spider } from "../../mod.ts";
 import { crawl } from "../helpers/crawl_in_process.ts";
 import { type DnsEntry, type DnsServer, startDnsServer } from "../helpers/dns_server.ts";
 import { type NamedSite, startNamedSite } from "../helpers/named_site.ts";
+import { startMicrosocks } from "../helpers/socks_proxy.ts";
 
 /** Follows each site's chain of pages from /p/0, yielding an item per page; waits `pauseMs` in each callback. */
 class Chains extends Spider {
@@ -103,5 +104,23 @@ Deno.test("a name that does not exist fails its pages with one line naming it, a
     // robots.txt, the page and its two retries all took the one failed lookup (A, then AAAA), kept for 10 s.
     const asked = dns.queries("nowhere.test");
     assert.ok(asked >= 1 && asked <= 2, `${asked} queries`);
+  });
+});
+
+Deno.test("through a socks5:// proxy the crawl's DNS cache looks the name up, and the proxy is sent the address", async () => {
+  await withSite(6, { "proxied.test": { a: ["127.0.0.1"], ttl: 300 } }, async (site, dns) => {
+    // microsocks would ask the system's DNS for a name, which knows no proxied.test: only an address can work.
+    const proxy = await startMicrosocks();
+    try {
+      const run = await crawl(new Chains([`http://proxied.test:${site.port}/p/0`]), {
+        dnsServers: [dns.address],
+        proxies: [`socks5://${proxy.address}`],
+        retries: 0,
+      });
+      assert.equal(run.items.length, 6, run.lines.filter((line) => line.includes("WARN")).join(""));
+      assert.equal(dns.queries("proxied.test"), 1, "robots.txt and six pages, each a new connection, one lookup");
+    } finally {
+      await proxy.kill();
+    }
   });
 });
