@@ -18,8 +18,7 @@ function isServer(entry: string): boolean {
 
 /** A problem with a `dns_servers` list, in words, or undefined. */
 export function dnsServersProblem(list: string[]): string | undefined {
-  const bad = list.find((entry) => !isServer(entry));
-  return bad === undefined
+  return list.every(isServer)
     ? undefined
-    : `must be DNS server addresses with an optional port (127.0.0.1:5353, [::1]:53), not ${JSON.stringify(bad)}`;
+    : "must be DNS server addresses with an optional port (127.0.0.1:5353, [::1]:53)";
 }

@@ -353,7 +353,7 @@ export const TABLE: { [K in SettingKey]: SettingRow<SettingValues[K]> } = {
     doc: "HTTP/2: auto (offered by ALPN on https, used where the server picks it), off (HTTP/1.1 only) or only " +
       "(HTTP/2 only; h2c with prior knowledge on plain http)",
   }),
-  // Host names (docs/dns.md)
+  // Host names (docs/crawling.md, "Host names (DNS)")
   dnsCache: setting<boolean>({
     cli: "dns_cache",
     type: "bool",

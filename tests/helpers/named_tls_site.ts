@@ -5,6 +5,7 @@
  * such chains from `-a site=URL,...`, as a file for `netweir crawl` (importing `moduleSpecifier`).
  */
 import type { Certificates } from "./certificates.ts";
+import { tlsServeOptions } from "./tls_server.ts";
 
 export interface NamedTlsSite {
   readonly port: number;
@@ -15,13 +16,7 @@ export interface NamedTlsSite {
 
 export function startNamedTlsSite(certs: Certificates, pages: number): NamedTlsSite {
   const served: string[] = [];
-  const server = Deno.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    cert: Deno.readTextFileSync(certs.serverCert),
-    key: Deno.readTextFileSync(certs.serverKey),
-    onListen() {},
-  }, (request) => {
+  const server = Deno.serve(tlsServeOptions(certs), (request) => {
     const url = new URL(request.url);
     const page = Number(/^\/p\/(\d+)$/.exec(url.pathname)?.[1] ?? NaN);
     if (!(page >= 0 && page < pages)) return new Response("not here", { status: 404 });
