@@ -101,26 +101,21 @@ export function createHostResolver(options: HostResolverOptions): HostResolver {
 
   /** The name's A records, else its AAAA records; a DnsLookupError when it has neither or DNS failed. */
   const askDns = async (name: string): Promise<Answer> => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new DnsLookupError(name, "EAI_AGAIN", `no answer within ${timeout} s from ${shownServers}`)),
-        timeout * 1000,
-      );
-    });
+    const late = () => new DnsLookupError(name, "EAI_AGAIN", `no answer within ${timeout} s from ${shownServers}`);
     try {
-      const records = await Promise.race([
-        (async () => await query(name, 4) ?? await query(name, 6))(),
-        late,
-      ]);
+      const records = await within((async () => await query(name, 4) ?? await query(name, 6))(), timeout, late);
       if (records === undefined) throw new DnsLookupError(name, "ENOTFOUND", "no such name");
       return { addresses: records.map((record) => record.address), ttl: clamp(Math.min(...records.map((r) => r.ttl))) };
     } catch (error) {
       if (error instanceof DnsLookupError) throw error;
       throw new DnsLookupError(name, "EAI_AGAIN", dnsFailure(error, shownServers), { cause: error });
-    } finally {
-      clearTimeout(timer);
     }
+  };
+
+  /** The system's addresses for `name`, IPv4 first; none when it has none or takes longer than the timeout. */
+  const askSystem = async (name: string): Promise<string[]> => {
+    const found = await within(systemLookup(name, { all: true }), timeout, () => new Error("late")).catch(() => []);
+    return found.sort((a, b) => a.family - b.family).map((entry) => entry.address);
   };
 
   const lookup = async (name: string): Promise<Answer> => {
@@ -134,13 +129,8 @@ export function createHostResolver(options: HostResolverOptions): HostResolver {
     } catch (error) {
       const failure = error as DnsLookupError;
       // Servers the user named are the whole truth; the system's would be asked behind their back.
-      if (servers.length === 0) {
-        const found = await systemLookup(name, { all: true }).catch(() => []);
-        if (found.length > 0) {
-          const addresses = found.sort((a, b) => a.family - b.family).map((entry) => entry.address);
-          return { addresses, ttl: kept(HOSTS_TTL) };
-        }
-      }
+      const addresses = servers.length === 0 ? await askSystem(name) : [];
+      if (addresses.length > 0) return { addresses, ttl: kept(HOSTS_TTL) };
       return { error: failure, ttl: kept(negativeTtl) };
     }
   };
@@ -158,6 +148,20 @@ export function createHostResolver(options: HostResolverOptions): HostResolver {
       return queries;
     },
   };
+}
+
+/**
+ * `work`'s outcome, or a rejection with `late()` once `seconds` have passed: a lookup that hangs (a DNS server that
+ * never answers, a getaddrinfo stuck in its own retries) fails the requests waiting for it instead of holding them.
+ */
+async function within<T>(work: Promise<T>, seconds: number, late: () => Error): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => timer = setTimeout(() => reject(late()), seconds * 1000));
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** A DNS failure other than "no such name", in words. */
