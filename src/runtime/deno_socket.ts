@@ -45,8 +45,7 @@ export async function dialDeno(url: URL, resolver?: HostResolver): Promise<WireS
     if (!tls) (conn as Deno.TcpConn).setNoDelay(true);
     return wireOf(conn);
   }
-  const [address] = await resolver.resolve(hostname);
-  const conn = await Deno.connect({ hostname: address, port });
+  const conn = await connectToAny(await resolver.resolve(hostname), port);
   if (!tls) {
     conn.setNoDelay(true);
     return wireOf(conn);
@@ -56,6 +55,20 @@ export async function dialDeno(url: URL, resolver?: HostResolver): Promise<WireS
   } catch (error) {
     closeQuietly(conn);
     throw error;
+  }
+}
+
+/**
+ * A connection to the first of `addresses` that takes one, in order: a name with several addresses is reached while
+ * one of them is down, as node:net (and so the HTTP/2 path) does. The last failure is the one reported.
+ */
+async function connectToAny(addresses: string[], port: number): Promise<Deno.TcpConn> {
+  for (let index = 0;; index++) {
+    try {
+      return await Deno.connect({ hostname: addresses[index], port });
+    } catch (error) {
+      if (index === addresses.length - 1) throw error;
+    }
   }
 }
 

@@ -124,3 +124,16 @@ Deno.test("through a socks5:// proxy the crawl's DNS cache looks the name up, an
     }
   });
 });
+
+Deno.test("a name whose first address refuses connections is reached at its next", async () => {
+  // The site listens on 127.0.0.1 only: 127.0.0.2, though local, refuses. (The HTTP/2 dial, node:net, is shown
+  // doing the same in dns_tls_test.ts.)
+  await withSite(3, { "two.test": { a: ["127.0.0.2", "127.0.0.1"], ttl: 300 } }, async (site, dns) => {
+    const run = await crawl(new Chains([`http://two.test:${site.port}/p/0`]), {
+      dnsServers: [dns.address],
+      retries: 0,
+    });
+    assert.equal(run.items.length, 3, run.lines.join(""));
+    assert.equal(dns.queries("two.test"), 1);
+  });
+});

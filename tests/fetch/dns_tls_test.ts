@@ -3,8 +3,8 @@
  * `netweir crawl` runs it: the connection goes to the cached address, and the certificate, which names the host and
  * not 127.0.0.1, is checked against the NAME. The test CA is trusted by DENO_CERT. Over HTTP/2 (the server picks it
  * by ALPN: node:tls with the cache as its lookup) and over HTTP/1.1 (http2=off: Deno.connect to the address, then
- * Deno.startTls with the name); a name the certificate does not cover fails as a TLS failure. About 8 s: three
- * crawl processes.
+ * Deno.startTls with the name); `secure.test`'s first address refuses connections, so both dials show they go on to
+ * the next. A name the certificate does not cover fails as a TLS failure. About 8 s: four crawl processes.
  */
 import assert from "node:assert/strict";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -24,7 +24,8 @@ async function withNamedTls(
   const certs = await makeCertificates(dir, ["DNS:secure.test"]);
   const site = startNamedTlsSite(certs, 3);
   const dns = await startDnsServer({
-    "secure.test": { a: ["127.0.0.1"], ttl: 300 },
+    // The server listens on 127.0.0.1 only: the first address refuses, and the dial goes on to the next.
+    "secure.test": { a: ["127.0.0.2", "127.0.0.1"], ttl: 300 },
     "impostor.test": { a: ["127.0.0.1"], ttl: 300 },
   });
   try {
