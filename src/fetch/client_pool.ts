@@ -5,7 +5,8 @@
  * recently that no request is using is closed; one in use is never closed under a request.
  */
 import { runtime } from "../runtime/mod.ts";
-import type { HttpClient } from "../runtime/types.ts";
+import type { HttpClient, HttpClientOptions } from "../runtime/types.ts";
+import type { HostResolver } from "../runtime/dns/resolver.ts";
 
 /** Clients kept open at most, unless more are in use at once. */
 export const MAX_CLIENTS = 64;
@@ -22,9 +23,12 @@ export class ClientPool {
   readonly #max: number;
   /** Idle connections each client keeps in all (src/fetch/idle_connections.ts); the runtime's default when absent. */
   readonly #maxIdle: number | undefined;
+  /** The crawl's DNS cache, shared by all its clients (direct, and through each proxy that takes addresses). */
+  readonly #resolver: HostResolver | undefined;
 
-  constructor(max = MAX_CLIENTS, maxIdle?: number) {
+  constructor(max = MAX_CLIENTS, resolver?: HostResolver, maxIdle?: number) {
     this.#max = max;
+    this.#resolver = resolver;
     this.#maxIdle = maxIdle;
   }
 
@@ -38,7 +42,12 @@ export class ClientPool {
     const key = proxy ?? "";
     let entry = this.#entries.get(key);
     if (entry) this.#entries.delete(key);
-    else entry = { client: runtime.httpClient({ proxy, maxIdle: this.#maxIdle }), users: 0 };
+    else {
+      const options: HttpClientOptions = proxy ? { proxy } : {};
+      if (this.#resolver) options.resolver = this.#resolver;
+      if (this.#maxIdle !== undefined) options.maxIdle = this.#maxIdle;
+      entry = { client: runtime.httpClient(options), users: 0 };
+    }
     this.#entries.set(key, entry);
     entry.users++;
     this.#evict();

@@ -21,6 +21,7 @@ import { basicAuthorization, credentialsFor } from "./credentials.ts";
 import { ClientPool, MAX_CLIENTS } from "./client_pool.ts";
 import { idleConnectionBound } from "./idle_connections.ts";
 import { openFileLimit } from "../runtime/open_file_limit.ts";
+import { crawlResolver, type ResolverSettings } from "./host_resolver.ts";
 import { Deadlines } from "./deadlines.ts";
 import { ProxyRotation } from "./proxy_rotation.ts";
 import type { FetchedResponse, RedirectHop } from "../spider/response.ts";
@@ -77,6 +78,7 @@ export type DownloaderSettings =
     | "defaultHeaders"
     | "maxBodySize"
   >
+  & ResolverSettings
   & { http2?: SettingValues["http2"] }
   & { hosts?: SettingValues["hosts"] }
   & { concurrency?: SettingValues["concurrency"] };
@@ -107,7 +109,8 @@ export class Downloader {
     this.#settingsOf = settingsByHost(settings, settings.hosts);
     // Without a concurrency (a downloader used alone, as `netweir fetch` does), the bound for the crawl's default.
     const concurrency = settings.concurrency ?? TABLE.concurrency.default;
-    this.#clients = new ClientPool(MAX_CLIENTS, idleConnectionBound(concurrency, openFileLimit()));
+    const maxIdle = idleConnectionBound(concurrency, openFileLimit());
+    this.#clients = new ClientPool(MAX_CLIENTS, crawlResolver(settings), maxIdle);
     this.#rotations.set(settings, new ProxyRotation(settings.proxies, settings.proxyRotation));
   }
 

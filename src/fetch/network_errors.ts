@@ -65,6 +65,8 @@ function certificateHint(innermost: string): string {
 
 /** The kind of a network failure. */
 export function networkFailureKind(error: unknown): NetworkFailure {
+  // The DNS cache's failure may carry its server's (a refused or unreachable DNS server): it is still a lookup's.
+  if (namedErrorIn(error, "DnsLookupError") !== undefined) return "dns";
   const { text } = causeChain(error);
   return KINDS.find(([, pattern]) => pattern.test(text))?.[0] ?? "other";
 }
@@ -83,7 +85,7 @@ export function describeNetworkFailure(error: unknown, url: string): string {
     case "refused":
       return `connection refused by ${address} (nothing listens there, or a firewall said no)`;
     case "dns":
-      return `host name ${host} not found (DNS lookup failed)`;
+      return dnsFailure(error, host);
     case "tls":
       return `TLS handshake with ${address} failed: ${innermost}${certificateHint(innermost)}`;
     case "reset":
@@ -99,12 +101,28 @@ export function describeNetworkFailure(error: unknown, url: string): string {
   }
 }
 
-/** The message of a ProxyError along the cause chain, if there is one. */
-function proxyErrorIn(error: unknown): string | undefined {
+/**
+ * A failed lookup in words. The crawl's DNS cache (src/runtime/dns/resolver.ts) says why: a name that does not exist
+ * keeps the sentence the runtimes' own lookups get; one whose DNS did not answer is not said to be "not found".
+ */
+function dnsFailure(error: unknown, host: string): string {
+  const lookup = namedErrorIn(error, "DnsLookupError") as { code?: string; reason?: string } | undefined;
+  if (lookup === undefined) return `host name ${host} not found (DNS lookup failed)`;
+  if (lookup.code === "ENOTFOUND") return `host name ${host} not found (DNS lookup failed: ${lookup.reason})`;
+  return `DNS lookup of ${host} failed: ${lookup.reason}`;
+}
+
+/** The first error named `name` along the cause chain. */
+function namedErrorIn(error: unknown, name: string): Error | undefined {
   const seen = new Set<unknown>();
   for (let current = error; current instanceof Error && !seen.has(current); current = current.cause) {
     seen.add(current);
-    if (current.name === "ProxyError") return current.message;
+    if (current.name === name) return current;
   }
   return undefined;
+}
+
+/** The message of a ProxyError along the cause chain, if there is one. */
+function proxyErrorIn(error: unknown): string | undefined {
+  return namedErrorIn(error, "ProxyError")?.message;
 }

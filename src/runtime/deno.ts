@@ -1,7 +1,8 @@
 /** The Deno side of the runtime boundary. */
 import { alpnHttpClient, tunnelledHttpClient } from "./h2/client.ts";
 import { connectTunnel, socksTunnel } from "./h2/dial.ts";
-import { denoSocksDialer, dialDeno } from "./deno_socket.ts";
+import { denoDialer, denoSocksDialer } from "./deno_socket.ts";
+import { netLookup } from "./dns/net_lookup.ts";
 import { isSocksProxy } from "./socks.ts";
 import { fromWebResponse } from "./web_response.ts";
 import { processSignals } from "./signals.ts";
@@ -34,11 +35,19 @@ function proxyOption(proxy: string): Deno.Proxy {
  */
 function httpClient(options: HttpClientOptions): HttpClient {
   const unrefTimer = (timer: ReturnType<typeof setInterval>) => Deno.unrefTimer(timer as unknown as number);
-  const { maxIdle } = options;
-  if (!options.proxy) return alpnHttpClient({ h1Dial: dialDeno, unrefTimer, maxIdle });
+  const { resolver, maxIdle } = options;
+  if (!options.proxy) {
+    const lookup = resolver ? netLookup(resolver) : undefined;
+    return alpnHttpClient({ h1Dial: denoDialer(resolver), lookup, unrefTimer, maxIdle });
+  }
   const proxy = new URL(options.proxy);
   if (isSocksProxy(options.proxy)) {
-    return alpnHttpClient({ h1Dial: denoSocksDialer(proxy), tunnel: socksTunnel(proxy), unrefTimer, maxIdle });
+    return alpnHttpClient({
+      h1Dial: denoSocksDialer(proxy, resolver),
+      tunnel: socksTunnel(proxy, resolver),
+      unrefTimer,
+      maxIdle,
+    });
   }
   const client = Deno.createHttpClient({ proxy: proxyOption(options.proxy) });
   const viaFetch: HttpClient = {

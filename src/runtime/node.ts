@@ -14,6 +14,7 @@ import { CRAWL_V8_FLAGS, flagsNotGiven, v8FlagName } from "./heap_flags.ts";
 import { alpnHttpClient, tunnelledHttpClient } from "./h2/client.ts";
 import { connectTunnel, socksTunnel } from "./h2/dial.ts";
 import { nodeDialer, nodeSocksDialer } from "./node_socket.ts";
+import { netLookup } from "./dns/net_lookup.ts";
 import { isSocksProxy } from "./socks.ts";
 import { cacheStrippedTypeScript } from "./node_type_cache.ts";
 import { dropWarnings } from "./node_warnings.ts";
@@ -72,11 +73,19 @@ function startBundledWorker(sea: SingleExecutable): Worker {
  */
 function httpClient(options: HttpClientOptions): HttpClient {
   const unrefTimer = (timer: ReturnType<typeof setInterval>) => timer.unref();
-  const { maxIdle } = options;
-  if (!options.proxy) return alpnHttpClient({ h1Dial: nodeDialer(), unrefTimer, maxIdle });
+  const { resolver, maxIdle } = options;
+  if (!options.proxy) {
+    const lookup = resolver ? netLookup(resolver) : undefined;
+    return alpnHttpClient({ h1Dial: nodeDialer(resolver), lookup, unrefTimer, maxIdle });
+  }
   const proxyUrl = new URL(options.proxy);
   if (isSocksProxy(options.proxy)) {
-    return alpnHttpClient({ h1Dial: nodeSocksDialer(proxyUrl), tunnel: socksTunnel(proxyUrl), unrefTimer, maxIdle });
+    return alpnHttpClient({
+      h1Dial: nodeSocksDialer(proxyUrl, resolver),
+      tunnel: socksTunnel(proxyUrl, resolver),
+      unrefTimer,
+      maxIdle,
+    });
   }
   // node:http has no proxy support; undici (the library behind Node's fetch) does, so it is loaded only when a
   // proxy is asked for.

@@ -6,9 +6,11 @@
  * a read is waiting, which is the usual case: the client asks for the next bytes before they come. Bytes no read waits for are queued (copied out, since the socket's buffer is reused), and the socket pauses
  * when more than QUEUE_LIMIT bytes wait, so a fast server cannot fill memory ahead of a slow reader.
  */
-import { connect, type Socket } from "node:net";
+import { connect, type LookupFunction, type Socket } from "node:net";
 import { connect as connectTls, type ConnectionOptions } from "node:tls";
 import type { WireSocket } from "./h1/wire.ts";
+import type { HostResolver } from "./dns/resolver.ts";
+import { netLookup } from "./dns/net_lookup.ts";
 import { proxyAddress, socksConnect, unreachableProxy } from "./socks.ts";
 
 const QUEUE_LIMIT = 1024 * 1024;
@@ -20,22 +22,35 @@ interface WaitingRead {
   reject: (error: Error) => void;
 }
 
-/** A dial for one client: its sockets share one read buffer (see above). */
-export function nodeDialer(): (url: URL) => Promise<WireSocket> {
+/**
+ * A dial for one client: its sockets share one read buffer (see above), and find their host's address by `resolver`
+ * (the crawl's DNS cache) when given, else by Node's own lookup for each connection.
+ */
+export function nodeDialer(resolver?: HostResolver): (url: URL) => Promise<WireSocket> {
   const buffer = new Uint8Array(READ_BUFFER);
-  return (url) => dialNode(url, buffer);
+  const lookup = resolver ? netLookup(resolver) : undefined;
+  return (url) => dialNode(url, buffer, lookup);
 }
 
-/** Connects to `url`'s host and port, reading into `buffer` (the client's, or one of its own). */
-export function dialNode(url: URL, buffer = new Uint8Array(READ_BUFFER)): Promise<WireSocket> {
+/**
+ * Connects to `url`'s host and port, reading into `buffer` (the client's, or one of its own), finding the address by
+ * `lookup` when given. TLS sends the URL's name as SNI and checks the certificate against it, whatever the address.
+ */
+export function dialNode(
+  url: URL,
+  buffer = new Uint8Array(READ_BUFFER),
+  lookup?: LookupFunction,
+): Promise<WireSocket> {
   const { host, port, tls } = endpoint(url);
   // The socket reads into `buffer` and hands the count to the pull queue, made once the socket exists.
   const reads: { onRead?: Pulled["onRead"] } = {};
   const onread = { buffer, callback: (count: number, bytes: Uint8Array) => reads.onRead!(count, bytes) };
   // tls.connect takes `onread` too (it is net's, passed down), but its types do not say so.
   const socket: Socket = tls
-    ? connectTls({ host, port, servername: serverName(host), ALPNProtocols: ["http/1.1"], onread } as ConnectionOptions)
-    : connect({ host, port, onread });
+    ? connectTls(
+      { host, port, servername: serverName(host), ALPNProtocols: ["http/1.1"], onread, lookup } as ConnectionOptions,
+    )
+    : connect({ host, port, onread, lookup });
   socket.setNoDelay(true);
   const pulled = pull(socket);
   reads.onRead = pulled.onRead;
@@ -47,7 +62,7 @@ export function dialNode(url: URL, buffer = new Uint8Array(READ_BUFFER)): Promis
  * connection. These sockets read by "data" events (onread is only for a socket Node connects itself), which costs a
  * Buffer per read: a proxy is the slower path anyway.
  */
-export function nodeSocksDialer(proxy: URL): (url: URL) => Promise<WireSocket> {
+export function nodeSocksDialer(proxy: URL, resolver?: HostResolver): (url: URL) => Promise<WireSocket> {
   return async (url) => {
     const { host, port, tls } = endpoint(url);
     const address = proxyAddress(proxy);
@@ -58,7 +73,7 @@ export function nodeSocksDialer(proxy: URL): (url: URL) => Promise<WireSocket> {
       throw unreachableProxy(proxy, error);
     });
     try {
-      await socksConnect(wire, proxy, host, port);
+      await socksConnect(wire, proxy, host, port, resolver);
     } catch (error) {
       wire.close();
       throw error;

@@ -9,6 +9,7 @@
  */
 import { lookup } from "node:dns/promises";
 import type { WireSocket } from "./h1/wire.ts";
+import type { HostResolver } from "./dns/resolver.ts";
 
 /** The URL schemes taken for a SOCKS proxy. */
 export const SOCKS_SCHEMES = ["socks5:", "socks5h:", "socks4a:"];
@@ -96,16 +97,23 @@ function ipv6Bytes(address: string): number[] {
 
 /**
  * Asks the proxy at the other end of `socket` for a connection to `host`:`port`. Rejects with a
- * {@link ProxyError} when the proxy refuses the login or the connection.
+ * {@link ProxyError} when the proxy refuses the login or the connection. For `socks5://`, the name is looked up here,
+ * by `resolver` (the crawl's DNS cache) when given.
  */
-export async function socksConnect(socket: WireSocket, proxy: URL, host: string, port: number): Promise<void> {
+export async function socksConnect(
+  socket: WireSocket,
+  proxy: URL,
+  host: string,
+  port: number,
+  resolver?: HostResolver,
+): Promise<void> {
   const shown = shownProxy(proxy);
   const target = host.startsWith("[") ? host.slice(1, -1) : host;
   const user = decodeURIComponent(proxy.username);
   const password = decodeURIComponent(proxy.password);
   switch (proxy.protocol) {
     case "socks5:":
-      return await socks5(socket, shown, await resolve(target), port, user, password);
+      return await socks5(socket, shown, await resolve(target, resolver), port, user, password);
     case "socks5h:":
       return await socks5(socket, shown, target, port, user, password);
     case "socks4a:":
@@ -120,7 +128,9 @@ export async function socksConnect(socket: WireSocket, proxy: URL, host: string,
  * The address socks5:// sends for a host name: IPv4 first when the name has both, as a proxy is likelier to reach it
  * (`localhost` is ::1 first on many systems, and a server listening on 127.0.0.1 only is common).
  */
-async function resolve(host: string): Promise<string> {
+async function resolve(host: string, resolver?: HostResolver): Promise<string> {
+  // The crawl's resolver puts IPv4 first itself.
+  if (resolver) return (await resolver.resolve(host))[0];
   const addresses = await lookup(host, { all: true });
   return (addresses.find((entry) => entry.family === 4) ?? addresses[0]).address;
 }

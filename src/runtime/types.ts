@@ -5,6 +5,7 @@
  */
 
 import type { StopSignalWatch, StopSignalWatchOptions } from "./stop_signal_watch.ts";
+import type { HostResolver } from "./dns/resolver.ts";
 
 /** A signal a crawl or server reacts to. */
 export type StopSignal = "SIGINT" | "SIGTERM";
@@ -21,6 +22,12 @@ export interface HttpClientOptions {
    * crawling: a bound below that closes connections it is about to use again (src/fetch/idle_connections.ts).
    */
   maxIdle?: number;
+  /**
+   * Finds the address of each host the client connects to (the crawl's DNS cache, src/runtime/dns/); when not given,
+   * the runtime looks the name up for every connection. A proxy that resolves names itself (`socks5h://`, `socks4a://`,
+   * an HTTP proxy) is sent the name either way.
+   */
+  resolver?: HostResolver;
 }
 
 /**

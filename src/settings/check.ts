@@ -73,6 +73,12 @@ export function checkSettings(values: SettingValues): void {
       { setting: "min_delay" },
     );
   }
+  if (values.dnsMinTtl > values.dnsMaxTtl) {
+    throw new SettingsError(
+      `dns_min_ttl (${values.dnsMinTtl}) is above dns_max_ttl (${values.dnsMaxTtl})`,
+      { setting: "dns_min_ttl" },
+    );
+  }
   if (values.proxyRotation !== null && values.proxies.length === 0) {
     throw new SettingsError("proxy_rotation needs proxies", { setting: "proxy_rotation" });
   }

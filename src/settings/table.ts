@@ -7,6 +7,7 @@ import type { SettingDefinition, SettingType } from "./types.ts";
 import { type Monitors, monitorsProblem } from "./monitor_rules.ts";
 import { normaliseHosts } from "./hosts.ts";
 import { endpointProblem } from "./browser_endpoint.ts";
+import { dnsServersProblem } from "./dns_servers.ts";
 
 function setting<T>(row: SettingRow<T>): SettingRow<T> {
   return row;
@@ -100,6 +101,13 @@ export type SettingValues = {
   defaultHeaders: Record<string, string>;
   maxBodySize: number;
   http2: string;
+  dnsCache: boolean;
+  dnsServers: string[];
+  dnsTimeout: number;
+  dnsMinTtl: number;
+  dnsMaxTtl: number;
+  dnsNegativeTtl: number;
+  dnsCacheSize: number;
   obeyRobotsTxt: boolean;
   robotsTxtErrors: string;
   maxItems: number | null;
@@ -344,6 +352,57 @@ export const TABLE: { [K in SettingKey]: SettingRow<SettingValues[K]> } = {
     default: "auto",
     doc: "HTTP/2: auto (offered by ALPN on https, used where the server picks it), off (HTTP/1.1 only) or only " +
       "(HTTP/2 only; h2c with prior knowledge on plain http)",
+  }),
+  // Host names (docs/crawling.md, "Host names (DNS)")
+  dnsCache: setting<boolean>({
+    cli: "dns_cache",
+    type: "bool",
+    default: true,
+    doc: "Look each host name up once per the TTL of its DNS records and keep the answer; false: every new " +
+      "connection looks its host up again",
+  }),
+  dnsServers: setting<string[]>({
+    cli: "dns_servers",
+    type: "strings",
+    default: [],
+    check: dnsServersProblem,
+    doc: "DNS servers to ask, as addresses with an optional port (127.0.0.1:5353 for a local unbound); " +
+      "empty: the system's, with its own lookup as the fallback",
+  }),
+  dnsTimeout: setting<number>({
+    cli: "dns_timeout",
+    type: "float",
+    default: 5,
+    check: positive,
+    doc: "Seconds to wait for a DNS answer before the request fails with a DNS error",
+  }),
+  dnsMinTtl: setting<number>({
+    cli: "dns_min_ttl",
+    type: "float",
+    default: 10,
+    check: atLeast(0),
+    doc: "Seconds a DNS answer is kept at least, however short its TTL",
+  }),
+  dnsMaxTtl: setting<number>({
+    cli: "dns_max_ttl",
+    type: "float",
+    default: 3600,
+    check: atLeast(0),
+    doc: "Seconds a DNS answer is kept at most, however long its TTL",
+  }),
+  dnsNegativeTtl: setting<number>({
+    cli: "dns_negative_ttl",
+    type: "float",
+    default: 10,
+    check: atLeast(0),
+    doc: "Seconds a failed DNS lookup is kept before the name is asked again",
+  }),
+  dnsCacheSize: setting<number>({
+    cli: "dns_cache_size",
+    type: "int",
+    default: 10_000,
+    check: atLeast(1),
+    doc: "Host names kept in the DNS cache at most; past it the least recently used go",
   }),
   obeyRobotsTxt: setting<boolean>({
     cli: "obey_robots_txt",

@@ -1,6 +1,6 @@
 /**
  * A private CA and certificates signed by it, made with openssl for one test: a server certificate for 127.0.0.1 only
- * (its name in the subject alternative names, as clients check it), and a client certificate.
+ * (its name in the subject alternative names, as clients check it) or for the names given, and a client certificate.
  */
 import { execFile } from "node:child_process";
 import { writeFile } from "node:fs/promises";
@@ -11,9 +11,14 @@ const run = promisify(execFile);
 
 export type Certificates = Record<"ca" | "serverCert" | "serverKey" | "clientCert" | "clientKey", string>;
 
-/** A CA, a server certificate for 127.0.0.1 only, and a client certificate, all signed by the CA. */
+/**
+ * A CA, a server certificate, and a client certificate, all signed by the CA. The server certificate is for
+ * `serverNames` (subject alternative names as openssl writes them: `DNS:shop.test`, `IP:127.0.0.1`), 127.0.0.1 only
+ * by default.
+ */
 export async function makeCertificates(
   dir: string,
+  serverNames: string[] = ["IP:127.0.0.1"],
 ): Promise<Certificates> {
   const path = (name: string) => join(dir, name);
   const openssl = (...args: string[]) => run("openssl", args, { cwd: dir });
@@ -32,7 +37,10 @@ export async function makeCertificates(
     "-out",
     "ca.pem",
   );
-  for (const [name, subject, san] of [["server", "/CN=127.0.0.1", "IP:127.0.0.1"], ["client", "/CN=crawler", ""]]) {
+  const serverSubject = `/CN=${serverNames[0].replace(/^\w+:/, "")}`;
+  for (
+    const [name, subject, san] of [["server", serverSubject, serverNames.join(",")], ["client", "/CN=crawler", ""]]
+  ) {
     await openssl(
       "req",
       "-newkey",

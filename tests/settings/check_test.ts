@@ -213,3 +213,19 @@ Deno.test('render takes "auto" or null, render_auto_sample a whole number from 1
   assert.throws(() => overrides({ renderAutoSample: 0 }), refusedWith("render_auto_sample", /at least 1/));
   assert.throws(() => overrides({ renderAutoRecheck: 1.5 }), refusedWith("render_auto_recheck", /between 0 and 1/));
 });
+
+Deno.test("dns_min_ttl above dns_max_ttl is refused naming both values", () => {
+  assert.throws(
+    () => overrides({ dnsMinTtl: 120, dnsMaxTtl: 60 }),
+    refusedWith("dns_min_ttl", /dns_min_ttl \(120\) is above dns_max_ttl \(60\)/),
+  );
+  assert.equal(overrides({ dnsMinTtl: 60, dnsMaxTtl: 60 }).dnsMaxTtl, 60);
+});
+
+Deno.test("dns_servers takes addresses with an optional port, and refuses names and bad ports", () => {
+  const good = ["127.0.0.1", "127.0.0.1:5353", "::1", "[::1]:53", "[2001:db8::1]"];
+  assert.deepEqual(overrides({ dnsServers: good }).dnsServers, good);
+  for (const bad of ["resolver.example", "127.0.0.1:0", "127.0.0.1:70000", "[127.0.0.1]:53", ""]) {
+    assert.throws(() => overrides({ dnsServers: [bad] }), /dns_servers must be DNS server addresses/, bad);
+  }
+});

@@ -11,6 +11,7 @@
  * A request the server did not process (REFUSED_STREAM, or past a GOAWAY's last stream) is sent again on a new
  * connection, up to MAX_UNPROCESSED times.
  */
+import type { LookupFunction } from "node:net";
 import type { HttpClient, HttpRequest, HttpResponse } from "../types.ts";
 import { type Dial, IDLE_MS, wireHttpClient } from "../h1/client.ts";
 import type { WireSocket } from "../h1/wire.ts";
@@ -28,6 +29,8 @@ export interface AlpnClientOptions {
   h1Dial: Dial;
   /** Through a proxy: the tunnel every connection goes through. */
   tunnel?: Tunnel;
+  /** Without a tunnel: finds a host's address (the crawl's DNS cache); the system's lookup when not given. */
+  lookup?: LookupFunction;
   unrefTimer?: (timer: ReturnType<typeof setInterval>) => void;
   /** Idle HTTP/1.1 connections kept in all (see HttpClientOptions.maxIdle). */
   maxIdle?: number;
@@ -69,7 +72,7 @@ export function alpnHttpClient(options: AlpnClientOptions): HttpClient {
   const probe = async (url: URL, key: string, only: boolean, signal?: AbortSignal): Promise<Probed> => {
     const plain = url.protocol === "http:";
     const protocols = only ? ["h2"] : ["h2", "http/1.1"];
-    const { socket, protocol } = await dialAlpn(url, protocols, options.tunnel, signal).catch(
+    const { socket, protocol } = await dialAlpn(url, protocols, options.tunnel, signal, options.lookup).catch(
       (error) => {
         if (signal?.aborted) throw new AbandonedConnection("the request that opened the connection gave it up");
         // A server without h2 may end the handshake with TLS's no_application_protocol alert rather than pick.

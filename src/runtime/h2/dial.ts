@@ -4,12 +4,13 @@
  * node:http2 (Deno's and Node's) takes a Node socket to speak over, and a connection on which the server chose
  * http/1.1 goes on to the HTTP/1.1 client as it is (node_socket.ts's connectedWire), so no handshake is wasted.
  */
-import { connect, type Socket } from "node:net";
+import { connect, type LookupFunction, type Socket } from "node:net";
 import { connect as connectTls } from "node:tls";
 import { Buffer } from "node:buffer";
 import { pullByEvents } from "../node_socket.ts";
 import { proxyAddress, ProxyError, shownProxy, socksConnect, unreachableProxy } from "../socks.ts";
 import { Wire } from "../h1/wire.ts";
+import type { HostResolver } from "../dns/resolver.ts";
 
 /** Opens a plain connection to host and port: directly, or through a proxy that carries the bytes on. */
 export type Tunnel = (host: string, port: number) => Promise<Socket>;
@@ -54,30 +55,40 @@ function once(socket: Socket, event: "connect" | "secureConnect", signal?: Abort
   });
 }
 
-/** A direct TCP connection. */
-export const directTunnel: Tunnel = async (host, port) => {
-  const socket = connect({ host, port });
-  socket.setNoDelay(true);
-  await once(socket, "connect");
-  return socket;
-};
+/** A direct TCP connection, to the address `lookup` gives for the host when given (else the system's lookup). */
+export function directTunnelWith(lookup?: LookupFunction): Tunnel {
+  return async (host, port) => {
+    const socket = connect({ host, port, lookup });
+    socket.setNoDelay(true);
+    await once(socket, "connect");
+    return socket;
+  };
+}
+
+/** A direct TCP connection, its host looked up by the system. */
+export const directTunnel: Tunnel = directTunnelWith();
 
 /**
  * Connects to `url`'s origin offering `protocols` by ALPN (https), or plainly (http), through `tunnel` when given;
- * `signal` gives up the TLS handshake. The socket has no listeners left: the caller's protocol takes it over.
+ * `signal` gives up the TLS handshake. A direct connection goes to the address `lookup` (the crawl's DNS cache) gives,
+ * with the URL's name still sent as SNI and checked in the certificate. The socket has no listeners left: the
+ * caller's protocol takes it over.
  */
 export async function dialAlpn(
   url: URL,
   protocols: string[],
   tunnel?: Tunnel,
   signal?: AbortSignal,
+  lookup?: LookupFunction,
 ): Promise<Dialed> {
   const { host, port } = endpointOf(url);
-  if (url.protocol !== "https:") return { socket: await (tunnel ?? directTunnel)(host, port), protocol: undefined };
+  if (url.protocol !== "https:") {
+    return { socket: await (tunnel ?? directTunnelWith(lookup))(host, port), protocol: undefined };
+  }
   const raw = tunnel ? await tunnel(host, port) : undefined;
   // `host` too when over a tunnel: the certificate is checked against it (Node takes "localhost" otherwise).
   const secure = connectTls({
-    ...(raw ? { socket: raw } : { port }),
+    ...(raw ? { socket: raw } : { port, lookup }),
     host,
     servername: serverName(host),
     ALPNProtocols: protocols,
@@ -102,13 +113,16 @@ async function toProxy(proxy: URL, defaultPort: number): Promise<Socket> {
   }
 }
 
-/** A tunnel through the SOCKS proxy `proxy` (socks.ts does the handshake). */
-export function socksTunnel(proxy: URL): Tunnel {
+/**
+ * A tunnel through the SOCKS proxy `proxy` (socks.ts does the handshake); `resolver` looks up the names a `socks5://`
+ * proxy is given as addresses (a `socks5h://` one is sent the name).
+ */
+export function socksTunnel(proxy: URL, resolver?: HostResolver): Tunnel {
   return async (host, port) => {
     const raw = await toProxy(proxy, 1080);
     const plain = pullByEvents(raw);
     try {
-      await socksConnect(plain.wire, proxy, host, port);
+      await socksConnect(plain.wire, proxy, host, port, resolver);
     } catch (error) {
       raw.destroy();
       throw error;
