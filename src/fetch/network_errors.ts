@@ -58,6 +58,11 @@ function certificateHint(innermost: string): string {
     return " (the server's certificate is marked as a CA, which Deno refuses for a server: make it with " +
       "-addext basicConstraints=critical,CA:FALSE)";
   }
+  // A certificate for another name: trusting a CA would not help; the site (or the name that led to it) is wrong.
+  if (/NotValidForName|not valid for name|altnames|ALTNAME/i.test(innermost)) {
+    return " (the certificate is for another name: the name may lead to the wrong server, or the server to the " +
+      "wrong certificate)";
+  }
   if (!/UnknownIssuer|self[- ]signed|unable to (?:get|verify)|CERT_|certificate/i.test(innermost)) return "";
   return " (to trust a certificate of your own, or its CA: DENO_CERT=ca.pem with Deno, NODE_EXTRA_CA_CERTS=ca.pem " +
     "with Node)";

@@ -71,6 +71,8 @@ Deno.test("a name the server's certificate does not cover fails as a TLS failure
       const run = await crawl(dir, certs.ca, `https://impostor.test:${site.port}/p/0`, dns, settings);
       assert.equal(run.items.length, 0);
       assert.match(run.stderr, new RegExp(`TLS handshake with impostor\\.test:${site.port} failed`), run.stderr);
+      assert.match(run.stderr, /the certificate is for another name/, run.stderr);
+      assert.doesNotMatch(run.stderr, /DENO_CERT/, "trusting a CA is no answer to a certificate for another name");
     }
     assert.equal(site.served.length, 0);
   });
