@@ -21,7 +21,8 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: perHost + 1, timeout
 
 /** Per host: its robots rules (undefined until fetched), its waiting URLs, its requests in flight. */
 const hosts = new Map();
-const ready = []; // hosts that may have work to start
+const ready = []; // hosts that may have work to start, from readyHead on
+let readyHead = 0;
 const seen = new Set();
 let active = 0;
 let pages = 0;
@@ -89,8 +90,13 @@ async function fetchPage(host, url) {
 }
 
 function pump() {
-  while (active < concurrency && ready.length > 0) {
-    const host = ready.shift();
+  while (active < concurrency && ready.length > readyHead) {
+    // An index, not shift(): at 20,000 sites the FIFO holds hundreds of thousands, and shift() copies them all.
+    const host = ready[readyHead++];
+    if (readyHead > 65_536 && readyHead * 2 > ready.length) {
+      ready.splice(0, readyHead);
+      readyHead = 0;
+    }
     if (host.active >= perHost || host.waiting.length === 0) continue;
     if (host.rules === undefined) {
       if (host.active === 0) fetchRobots(host);
@@ -104,7 +110,7 @@ function pump() {
     fetchPage(host, url);
     if (host.waiting.length > 0) ready.push(host);
   }
-  if (active === 0 && ready.length === 0) {
+  if (active === 0 && ready.length === readyHead) {
     console.log(JSON.stringify({ pages, errors, latencySum }));
     process.exit(0);
   }
