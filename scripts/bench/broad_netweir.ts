@@ -7,7 +7,7 @@
  *
  *   deno run -A scripts/bench/broad_netweir.ts SEEDS_FILE ITEMS_FILE [NAME=VALUE ...]
  *
- * Each line: `state {"seconds":..,"pages":..,"rssMb":..,"heapMb":..,...hostState}`; the last one is taken after
+ * Each line: `state {"seconds":..,"pages":..,"rssMb":..,"heapMb":..,"externalMb":..,...hostState}`; the last one is taken after
  * the crawl ends, after a full garbage collection when run with `--v8-flags=--expose-gc`.
  */
 import { assembleCrawl } from "../../src/engine/assemble.ts";
@@ -29,6 +29,8 @@ const sample = () => {
     pages: crawl.stats.get("pages"),
     rssMb: Math.round(runtime.memoryRss() / 1e6),
     heapMb: Math.round(Deno.memoryUsage().heapUsed / 1e5) / 10,
+    // Typed arrays' memory: the duplicate filter's table, the queue's packed records, buffers in flight.
+    externalMb: Math.round(Deno.memoryUsage().external / 1e5) / 10,
     ...crawl.hostState(),
   };
   console.log(`state ${JSON.stringify(line)}`);
