@@ -5,6 +5,7 @@
  */
 import type { CrawlContext } from "./context.ts";
 
+/** The sizes of what a crawl keeps per host, at one moment (what `Crawl.hostState()` gives). */
 export interface HostState {
   /** Hosts with a slot: requests in flight, or a wait not over (src/engine/slots.ts). */
   slots: number;
@@ -12,13 +13,15 @@ export interface HostState {
   learnedDelays: number;
   /** robots.txt Crawl-delays kept, one per host that has one. */
   crawlDelays: number;
-  /** Origins whose robots.txt outcome is kept, and how many of them parsed (src/fetch/robots.ts). */
+  /** Origins whose robots.txt outcome is kept (src/fetch/robots.ts). */
   robotsKnown: number;
+  /** How many of those are kept parsed (at most PARSED_KEPT). */
   robotsParsed: number;
   /** Hosts with requests leased by this process and not started yet. */
   waitingHosts: number;
-  /** HTTP connections kept idle for reuse, and carrying a request now. */
+  /** HTTP connections kept idle for reuse. */
   idleConnections: number;
+  /** HTTP connections carrying a request now (or opened for one about to start). */
   busyConnections: number;
   /** The HTTP clients' entries per origin (idle lists, HTTP/2 sessions, origins known to be HTTP/1.1 only). */
   connectionOrigins: number;
