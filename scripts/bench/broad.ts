@@ -240,6 +240,12 @@ try {
       `${(await readFile("/proc/loadavg", "utf8")).split(" ")[0]} at start); open files at most ${openFiles} a process`,
   );
 
+  if (!skip("bare") && sites * 0.8 > Number(openFiles)) {
+    // It held 17,215 sockets at once at 20,000 sites, its FIFO opening a connection to nearly every host at the start.
+    console.log(
+      `the bare loop may run out of open files at ${sites} sites: raise ulimit -n (hard limit) past ${sites}`,
+    );
+  }
   const serverPid = server.pid!;
   const measure = async (
     name: string,
