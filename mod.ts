@@ -64,6 +64,7 @@ export {
   UsageError,
 } from "./src/errors.ts";
 export { Crawl, type CrawlOptions } from "./src/engine/crawl.ts";
+export type { HostState } from "./src/engine/host_state.ts";
 export type { SpiderSource } from "./src/engine/worker_pool.ts";
 export type { ItemSink } from "./src/engine/items.ts";
 export type { Stats, StatsRecord } from "./src/engine/stats.ts";

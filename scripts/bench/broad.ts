@@ -1,10 +1,12 @@
 /**
  * A broad crawl: many small sites, a few pages each, crawled politely at high concurrency. Prints; asserts nothing.
  *
- *   deno run -A scripts/bench/broad.ts [SITES=2000] [LATENCY_MS=100] [--skip-scrapy] [--skip-bare] [--skip-auto]
- *                                      [--scrapy-seconds=180] [--cpu-prof]
+ *   deno run -A scripts/bench/broad.ts [SITES=2000] [LATENCY_MS=100] [--pages=25] [--only=bare,netweir,...]
+ *                                      [--skip-scrapy] [--skip-bare] [--skip-auto] [--scrapy-seconds=180] [--cpu-prof]
  *
- * The sites (scripts/bench/broad_sites.ts): SITES sites of 25 pages, each at its own 127.x.y.z address, every page
+ * 20,000 sites in a few minutes: `deno run -A scripts/bench/broad.ts 20000 --pages=5 --only=bare,netweir`.
+ *
+ * The sites (scripts/bench/broad_sites.ts): SITES sites of --pages pages, each at its own 127.x.y.z address, every page
  * linking within its site and to two other sites, a robots.txt on each (disallowing a link every page has), every
  * answer held back LATENCY_MS; one site in 50 three times slower, one in 50 failing with 503, one in 100 without
  * robots.txt. One Deno.serve process serves them all; its CPU is measured and printed, to show it is not what binds.
@@ -12,9 +14,11 @@
  *
  * Three crawlers, one after the other, at concurrency=1000 and per_domain=2, robots.txt obeyed:
  * - bare: scripts/bench/broad_bare.mjs, the least such a crawler can do (no retries, stats, items);
- * - netweir: `netweir crawl scripts/bench/broad_spider.ts` (a Scrapy-tutorial spider: an item a page, every link
- *   followed), with `-s concurrency=1000 -s per_domain=2 -s retries=0 -s timeout=15 -s log_level=warning
- *   -s autothrottle=false` (as Scrapy, whose AutoThrottle is off by default), items to a JSON Lines file;
+ * - netweir: scripts/bench/broad_spider.ts (a Scrapy-tutorial spider: an item a page, every link followed) as
+ *   `netweir crawl` runs it, through broad_netweir.ts (the command line's assembly, plus a line of the crawl's
+ *   per-host state every second), with `-s concurrency=1000 -s per_domain=2 -s retries=0 -s timeout=15
+ *   -s log_level=warning -s autothrottle=false` (as Scrapy, whose AutoThrottle is off by default), items to a JSON
+ *   Lines file;
  * - nw-auto: the same with Netweir's default autothrottle on (--skip-auto leaves it out);
  * - scrapy: Scrapy 2.8 (python3-scrapy) running the same spider (broad_scrapy.py) with the settings of its "Broad
  *   Crawls" page, CONCURRENT_REQUESTS=1000, CONCURRENT_REQUESTS_PER_DOMAIN=2, stopped after --scrapy-seconds=N
@@ -26,23 +30,36 @@
  * crawl loop is one thread, so this is the limit that binds a single crawl process), peak RSS, the most sockets it
  * held open at once, the server's CPU over
  * the run, the latency the crawler saw (the server's plus the time a loaded machine takes to run both sides) and,
- * by Little's law, how many requests it kept in flight on average. --cpu-prof writes V8 profiles of the Netweir
- * crawls to the working directory.
+ * by Little's law, how many requests it kept in flight on average. Under it, the RSS and open sockets of the
+ * crawler's processes over the run (from /proc, once a second; a few samples printed), and for Netweir what the
+ * crawl kept per host (Crawl.hostState()) at the same moments and at its end. --only=LIST runs only the crawlers
+ * named (bare, netweir, nw-auto, scrapy). --cpu-prof writes V8 profiles of the Netweir crawls to the working
+ * directory.
+ *
+ * Open files: the server holds a socket per connection the crawler keeps, the crawler as many. Netweir keeps at
+ * most `concurrency` busy and 512 idle (src/runtime/h1/client.ts); the bare loop's node:http agent closes an idle
+ * socket after 4 s as Netweir's client does (without it, it kept one per host for ever: 20,000 sites would need
+ * more than the 20,000 files a process may open here). The limit is printed at the start.
  */
 import { spawn } from "node:child_process";
 import { mkdtemp, readdir, readFile, readlink, rm, stat, writeFile } from "node:fs/promises";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { REPO_ROOT } from "../../tests/helpers/cli.ts";
-import { PAGES, siteAddress, siteKind } from "./broad_sites.ts";
+import { DEFAULT_PAGES, siteAddress, siteKind } from "./broad_sites.ts";
 import { type Measured, timed } from "./timed.ts";
 
 const args = Deno.args.filter((arg) => !arg.startsWith("--"));
 const sites = Number(args[0] ?? 2000);
 const latencyMs = Number(args[1] ?? 100);
-const skip = (what: string) => Deno.args.includes(`--skip-${what}`);
+const flag = (name: string) => Deno.args.find((arg) => arg.startsWith(`--${name}=`))?.split("=")[1];
+const only = flag("only")?.split(",");
+/** Whether a crawler is left out: `--skip-NAME` (auto for nw-auto), or --only without it. */
+const skip = (name: string) =>
+  Deno.args.includes(`--skip-${name === "nw-auto" ? "auto" : name}`) || (only !== undefined && !only.includes(name));
 /** Scrapy is stopped after this long (CLOSESPIDER_TIMEOUT): on this machine it crawls far slower than the others. */
-const scrapySeconds = Number(Deno.args.find((arg) => arg.startsWith("--scrapy-seconds="))?.split("=")[1] ?? 180);
+const scrapySeconds = Number(flag("scrapy-seconds") ?? 180);
+const pagesPerSite = Number(flag("pages") ?? DEFAULT_PAGES);
 const CONCURRENCY = 1000;
 const PER_DOMAIN = 2;
 
@@ -86,6 +103,12 @@ async function mainThreadWait(pid: number): Promise<number> {
   return text === "" ? 0 : Number(text.split(" ")[1]) / 1e9;
 }
 
+/** Resident memory of a process in bytes (VmRSS), 0 once it has gone. */
+async function rssOf(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+}
+
 /** The pids of `root` and all its descendants. */
 async function processTree(root: number): Promise<number[]> {
   const children = new Map<number, number[]>();
@@ -105,37 +128,44 @@ async function processTree(root: number): Promise<number[]> {
   return all;
 }
 
+/** One sample of a running crawler: seconds since its start, its processes' RSS (MB) and open sockets. */
+interface Sample {
+  seconds: number;
+  rssMb: number;
+  sockets: number;
+}
+
 /** What `run` measured beside GNU time's figures. */
 interface Sampled {
   /** The most sockets the crawler's processes held open at once. */
   sockets: number;
+  /** Every second: RSS and sockets. */
+  samples: Sample[];
   /** CPU seconds of the busiest main thread among them (the crawler's event loop), as last sampled. */
   mainCpu: number;
   /**
    * Every quarter second: seconds since the start, that main thread's CPU seconds and seconds waiting for a core, and
    * the bytes of items written.
    */
-  samples: Array<{ at: number; cpu: number; wait: number; bytes: number }>;
+  progress: Array<{ at: number; cpu: number; wait: number; bytes: number }>;
 }
 
+type Run = Measured & Sampled;
+
 /**
- * Runs a crawler under GNU time, counting its process tree's open sockets every second (the tree itself is looked
- * up every five: walking /proc costs this process CPU the crawler should have) and reading its main threads' CPU
- * every quarter second (the last reading stands for the whole run: at most a quarter second of it is missed).
+ * Runs a crawler under GNU time, counting its process tree's open sockets and RSS every second (the tree itself is
+ * looked up every five: walking /proc costs this process CPU the crawler should have) and reading its main threads'
+ * CPU every quarter second (the last reading stands for the whole run: at most a quarter second of it is missed).
  */
-async function run(
-  command: string,
-  commandArgs: string[],
-  cwd: string,
-  itemsFile?: string,
-): Promise<Measured & Sampled> {
+async function run(command: string, commandArgs: string[], cwd: string, itemsFile?: string): Promise<Run> {
   let sockets = 0;
   const mainCpu = new Map<number, number>();
   const mainWait = new Map<number, number>();
-  const samples: Sampled["samples"] = [];
-  const started = performance.now();
+  const progress: Sampled["progress"] = [];
   let sampling = true;
+  const samples: Sample[] = [];
   const before = new Set(await processTree(Deno.pid));
+  const started = performance.now();
   const measured = timed(command, commandArgs, { cwd });
   const sampler = (async () => {
     let tree: number[] = [];
@@ -149,7 +179,7 @@ async function run(
       if (itemsFile !== undefined) {
         // The busiest main thread is the crawler's (GNU time's own is next to idle).
         const busiest = [...mainCpu].reduce((best, entry) => entry[1] > best[1] ? entry : best, [0, 0])[0];
-        samples.push({
+        progress.push({
           at: (performance.now() - started) / 1000,
           cpu: mainCpu.get(busiest) ?? 0,
           wait: mainWait.get(busiest) ?? 0,
@@ -158,14 +188,48 @@ async function run(
       }
       if (tick % 4 !== 0) continue;
       let open = 0;
-      for (const pid of tree) open += await openSockets(pid);
+      let rss = 0;
+      for (const pid of tree) {
+        open += await openSockets(pid);
+        rss += await rssOf(pid);
+      }
       sockets = Math.max(sockets, open);
+      if (sampling) samples.push({ seconds: (performance.now() - started) / 1000, rssMb: rss / 1e6, sockets: open });
     }
   })();
   const result = await measured;
   sampling = false;
   await sampler;
-  return { ...result, sockets, mainCpu: Math.max(0, ...mainCpu.values()), samples };
+  return { ...result, sockets, samples, mainCpu: Math.max(0, ...mainCpu.values()), progress };
+}
+
+/** About `count` of `list`, evenly spread, the last always among them. */
+function spread<T>(list: T[], count: number): T[] {
+  if (list.length <= count) return list;
+  const step = list.length / count;
+  return Array.from({ length: count }, (_, i) => list[Math.min(list.length - 1, Math.round((i + 1) * step) - 1)]);
+}
+
+/** A line of the crawler's RSS and sockets over the run. */
+function reportSamples(samples: Sample[]): void {
+  const points = spread(samples, 8).map((s) => `${fixed(s.seconds, 0)} s ${fixed(s.rssMb, 0)} MB/${s.sockets}`);
+  console.log(`         RSS/sockets over time: ${points.join(", ")}`);
+}
+
+/** Netweir's per-host state lines (broad_netweir.ts): a few over the run, the largest of each figure, the last. */
+function reportHostState(stdout: string): void {
+  const states = stdout.split("\n").filter((line) => line.startsWith("state ")).map((line) =>
+    JSON.parse(line.slice(6)) as Record<string, number>
+  );
+  if (states.length === 0) return;
+  const keys = Object.keys(states[0]).filter((key) => key !== "seconds");
+  const largest = Object.fromEntries(keys.map((key) => [key, Math.max(...states.map((state) => state[key]))]));
+  const show = (state: Record<string, number>) => keys.map((key) => `${key} ${state[key]}`).join(", ");
+  for (const state of spread(states.slice(0, -1), 4)) {
+    console.log(`         at ${fixed(state.seconds, 0)} s: ${show(state)}`);
+  }
+  console.log(`         largest: ${show(largest)}`);
+  console.log(`         at the end (after a full GC): ${show(states.at(-1)!)}`);
 }
 
 const cores = cpus().length;
@@ -184,7 +248,7 @@ interface Fetched {
  * (robots.txt, then the first pages, each a round trip) and finishing (the last sites' last pages); the middle is
  * what a crawl of hours runs at.
  */
-function middle(pages: number, samples: Sampled["samples"]): string {
+function middle(pages: number, samples: Sampled["progress"]): string {
   const total = samples.at(-1)?.bytes ?? 0;
   const from = samples.find((sample) => sample.bytes >= total / 10);
   const to = samples.findLast((sample) => sample.bytes <= (total * 9) / 10);
@@ -196,7 +260,7 @@ function middle(pages: number, samples: Sampled["samples"]): string {
     `of the time and waiting for a core ${share(to.wait - from.wait)}%`;
 }
 
-function report(name: string, fetched: Fetched, result: Measured & Sampled, serverCpu: number): void {
+function report(name: string, fetched: Fetched, result: Run, serverCpu: number): void {
   const pages = fetched.pages;
   const rate = pages / result.wall;
   // Little's law: the requests in flight on average, and the latency they saw (the server's LATENCY_MS plus the
@@ -218,9 +282,10 @@ function report(name: string, fetched: Fetched, result: Measured & Sampled, serv
       `${fixed(result.mainCpu)} s), peak RSS ` +
       `${fixed(result.peakMb, 0)} MB, sockets at most ${result.sockets}; server CPU ${fixed(serverCpu)} s; ` +
       `latency seen ${fixed((1000 * fetched.latencySum) / pages, 0)} ms, ${fixed(inFlight, 0)} in flight on average ` +
-      `(of at most ${maxInFlight})` + middle(pages, result.samples) +
+      `(of at most ${maxInFlight})` + middle(pages, result.progress) +
       (result.code === 0 ? "" : `; exit ${result.code}`),
   );
+  reportSamples(result.samples);
 }
 
 const dir = await mkdtemp(join(tmpdir(), "netweir-broad-"));
@@ -230,6 +295,7 @@ const server = spawn(Deno.execPath(), [
   join(REPO_ROOT, "scripts/bench/broad_sites.ts"),
   String(sites),
   String(latencyMs),
+  String(pagesPerSite),
 ], {
   stdio: ["ignore", "pipe", "inherit"],
 });
@@ -244,14 +310,23 @@ try {
   const seeds = join(dir, "seeds.txt");
   await writeFile(seeds, Array.from({ length: sites }, (_, i) => `http://${siteAddress(i)}:${port}/\n`).join(""));
   const kinds = Array.from({ length: sites }, (_, i) => siteKind(i));
-  const expected = kinds.filter((kind) => kind !== "failing").length * PAGES;
+  const expected = kinds.filter((kind) => kind !== "failing").length * pagesPerSite;
+  const openFiles = /Max open files\s+(\d+)/.exec(await readFile("/proc/self/limits", "utf8"))?.[1];
   console.log(
-    `${sites} sites x ${PAGES} pages (${expected} fetchable, ${kinds.filter((k) => k === "failing").length} sites ` +
+    `${sites} sites x ${pagesPerSite} pages (${expected} fetchable, ${
+      kinds.filter((k) => k === "failing").length
+    } sites ` +
       `failing, ${kinds.filter((k) => k === "slow").length} three times slower), ${latencyMs} ms a response; ` +
       `concurrency=${CONCURRENCY} per_domain=${PER_DOMAIN}; ${cores} cores, shared (load average ` +
-      `${(await readFile("/proc/loadavg", "utf8")).split(" ")[0]} at start)`,
+      `${(await readFile("/proc/loadavg", "utf8")).split(" ")[0]} at start); open files at most ${openFiles} a process`,
   );
 
+  if (!skip("bare") && sites * 0.8 > Number(openFiles)) {
+    // It held 17,215 sockets at once at 20,000 sites, its FIFO opening a connection to nearly every host at the start.
+    console.log(
+      `the bare loop may run out of open files at ${sites} sites: raise ulimit -n (hard limit) past ${sites}`,
+    );
+  }
   const serverPid = server.pid!;
   const measure = async (
     name: string,
@@ -265,6 +340,7 @@ try {
     const serverCpu = await cpuSeconds(serverPid) - cpuBefore;
     if (result.code !== 0) console.log(result.stderr.slice(-1500));
     report(name, await fetchedBy(result), result, serverCpu);
+    return result;
   };
   // One item a page fetched, with the latency the crawler saw.
   const itemsIn = async (file: string): Promise<Fetched> => {
@@ -282,24 +358,30 @@ try {
     );
   }
   const profile = Deno.args.includes("--cpu-prof") ? ["--cpu-prof", `--cpu-prof-dir=${Deno.cwd()}`] : [];
-  const netweir = (name: string, extra: string[]) =>
-    measure(name, Deno.execPath(), [
-      "run",
-      "-A",
-      ...profile,
-      join(REPO_ROOT, "cli.ts"),
-      "crawl",
-      join(REPO_ROOT, "scripts/bench/broad_spider.ts"),
-      "-a",
-      `seeds=${seeds}`,
-      ...["-s", `concurrency=${CONCURRENCY}`, "-s", `per_domain=${PER_DOMAIN}`, "-s", "retries=0", "-s", "timeout=15"],
-      ...["-s", "log_level=warning", ...extra, "-O", `${name}.jsonl`],
-    ], () =>
-      itemsIn(`${name}.jsonl`), `${name}.jsonl`);
+  const netweir = async (name: string, extra: string[]) => {
+    const result = await measure(
+      name,
+      Deno.execPath(),
+      [
+        "run",
+        "-A",
+        "--v8-flags=--expose-gc",
+        ...profile,
+        join(REPO_ROOT, "scripts/bench/broad_netweir.ts"),
+        seeds,
+        join(dir, `${name}.jsonl`),
+        ...[`concurrency=${CONCURRENCY}`, `per_domain=${PER_DOMAIN}`, "retries=0", "timeout=15", "log_level=warning"],
+        ...extra,
+      ],
+      () => itemsIn(`${name}.jsonl`),
+      `${name}.jsonl`,
+    );
+    reportHostState(result.stdout);
+  };
   // Scrapy's AutoThrottle is off unless asked for, and its Broad Crawls page does not ask; Netweir's is on by
   // default. Both are measured: "netweir" as Scrapy runs, "nw-auto" with Netweir's defaults.
-  await netweir("netweir", ["-s", "autothrottle=false"]);
-  if (!skip("auto")) await netweir("nw-auto", []);
+  if (!skip("netweir")) await netweir("netweir", ["autothrottle=false"]);
+  if (!skip("nw-auto")) await netweir("nw-auto", []);
   if (!skip("scrapy")) {
     await measure(
       "scrapy",

@@ -4,16 +4,17 @@
  * machine), each answer held back by a latency. One process, Deno.serve: it is the benchmark's server, run as a
  * process of its own so its CPU is measured apart from the crawler's.
  *
- *   deno run -A scripts/bench/broad_sites.ts SITES LATENCY_MS   (prints "port N", then serves until killed)
+ *   deno run -A scripts/bench/broad_sites.ts SITES LATENCY_MS [PAGES=25]   (prints "port N", serves until killed)
  *
- * Site i (see siteAddress) has PAGES pages: / and /p/1 ... /p/24. Every page links to five pages of its own site,
+ * Site i (see siteAddress) has PAGES pages: / and /p/1 ... /p/PAGES-1. Every page links to five pages of its own site
+ * (fewer when the site has fewer),
  * to the home pages of two other sites, and to /private/N, which each site's robots.txt disallows. Some sites are
  * awkward on purpose: one in 50 answers three times slower, one in 50 answers every page with 503, one in 100 has no
  * robots.txt (404).
  */
 
-/** Pages per site. */
-export const PAGES = 25;
+/** Pages per site, unless the third argument says otherwise. */
+export const DEFAULT_PAGES = 25;
 
 /** Site i's address: 127.x.y.z from 127.1.0.1 on, never a .0 or .255 last part. */
 export function siteAddress(i: number): string {
@@ -37,9 +38,9 @@ export function siteKind(i: number): "slow" | "failing" | "no-robots" | "plain" 
 
 const FILLER = "<p>" + "Broad crawls visit many sites a few pages each. ".repeat(30) + "</p>";
 
-function page(i: number, k: number, sites: number, port: number): string {
-  const own = [1, 2, 3, 4, 5].map((step) => {
-    const target = (k + step) % PAGES;
+function page(i: number, k: number, sites: number, port: number, pages: number): string {
+  const own = [1, 2, 3, 4, 5].slice(0, Math.max(0, pages - 1)).map((step) => {
+    const target = (k + step) % pages;
     return `<li><a href="${target === 0 ? "/" : `/p/${target}`}">page ${target}</a></li>`;
   });
   const others = [(i * 7 + k + 1) % sites, (i * 13 + k + 5) % sites].map((j) =>
@@ -50,7 +51,7 @@ function page(i: number, k: number, sites: number, port: number): string {
 }
 
 /** Starts the sites; resolves with the port. */
-export function serveSites(sites: number, latencyMs: number): Promise<number> {
+export function serveSites(sites: number, latencyMs: number, pages = DEFAULT_PAGES): Promise<number> {
   return new Promise((resolve) => {
     Deno.serve({
       hostname: "0.0.0.0",
@@ -70,16 +71,16 @@ export function serveSites(sites: number, latencyMs: number): Promise<number> {
       }
       if (kind === "failing") return new Response("unavailable", { status: 503 });
       const k = url.pathname === "/" ? 0 : Number(url.pathname.slice(3));
-      if (!(url.pathname === "/" || /^\/p\/\d+$/.test(url.pathname)) || !(k >= 0 && k < PAGES)) {
+      if (!(url.pathname === "/" || /^\/p\/\d+$/.test(url.pathname)) || !(k >= 0 && k < pages)) {
         return new Response("not found", { status: 404 });
       }
-      return new Response(page(i, k, sites, Number(url.port)), { headers: { "content-type": "text/html" } });
+      return new Response(page(i, k, sites, Number(url.port), pages), { headers: { "content-type": "text/html" } });
     });
   });
 }
 
 if (import.meta.main) {
-  const [sites, latency] = Deno.args.map(Number);
-  const port = await serveSites(sites, latency);
+  const [sites, latency, pages] = Deno.args.map(Number);
+  const port = await serveSites(sites, latency, pages || DEFAULT_PAGES);
   console.log(`port ${port}`);
 }

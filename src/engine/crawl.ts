@@ -18,6 +18,7 @@ import { type ItemSink, PipelineChain } from "./items.ts";
 import { countedLimitReached } from "./limits.ts";
 import { type Pending, processPending } from "./page_flow.ts";
 import { Slots } from "./slots.ts";
+import { type HostState, hostState } from "./host_state.ts";
 import { hostRenders } from "../settings/by_host.ts";
 import { Stats, type StatsRecord } from "./stats.ts";
 import { startWatchers } from "./watchers.ts";
@@ -276,6 +277,11 @@ export class Crawl {
   /** The stats as they stand, the frontier's counters included. */
   statsRecord(): StatsRecord {
     return this.stats.toJSON(this.#frontier.stats());
+  }
+
+  /** What the crawl keeps per host now (see host_state.ts): for tests, benchmarks and a watchful program. */
+  hostState(): HostState {
+    return hostState(this.#ctx, this.#waiting.hosts);
   }
 
   /** Requests waiting in this process plus in the frontier's view (for the progress line). */

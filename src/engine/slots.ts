@@ -5,9 +5,10 @@
  * when larger) and maxDelay.
  *
  * A host's slot is dropped once it is idle: nothing in flight, its wait since the last start over and any
- * Retry-After past. From then on a new slot behaves as the old one would have, given two things it cannot work out
- * again: robots.txt's Crawl-delay, kept for every host that has one (a few hosts; a host that comes back is held to
- * it from its first request on), and autothrottle's learned delay, kept for the 10,000 hosts idle most recently.
+ * Retry-After past (at once when its last request finishes with no wait left, else at a sweep once a second). From then on a new slot behaves as the old one would have, given two things it cannot work out
+ * again: robots.txt's Crawl-delay, kept for the 100,000 hosts that set one most recently (a host that comes back is
+ * held to it from its first request on), and autothrottle's learned delay, kept for the 10,000 hosts idle most
+ * recently.
  * So a crawl over 100,000 hosts keeps slots for the hosts it is working on, not for every host it has seen. Scrapy
  * drops a slot, learned delay and all, 60 s after its last use; here the learned delay outlives the slot.
  *
@@ -50,6 +51,11 @@ class Slot {
 
 /** Learned delays of dropped slots kept, most recent first out last. */
 export const REMEMBERED_DELAYS = 10_000;
+/**
+ * robots.txt Crawl-delays kept, the most recently set: a number a host, for the hosts that have one. A host back after
+ * this many others have set one starts as a new host does (one request, then its robots.txt check sets it again).
+ */
+export const REMEMBERED_FLOORS = 100_000;
 /** Idle slots are looked for at most this often (ms of the clock). */
 const SWEEP_MS = 1000;
 
@@ -58,7 +64,7 @@ export class Slots {
   /** The settings for a host: the crawl's, or its `hosts` entry over them. */
   readonly #settingsOf: (host: string) => SlotSettings;
   readonly #clock: () => number;
-  /** Crawl-delay of every host that has one, slot or not. */
+  /** Crawl-delay of the hosts that have one, slot or not, least recently set first (at most REMEMBERED_FLOORS). */
   readonly #floors = new Map<string, number>();
   /** Autothrottle's delay of dropped slots whose delay was not the start one, least recently dropped first. */
   readonly #learned = new Map<string, number>();
@@ -90,6 +96,11 @@ export class Slots {
     return this.#slots.size;
   }
 
+  /** What is kept per host now: slots, learned delays of hosts whose slot went, Crawl-delays (for the crawl's state). */
+  get sizes(): { slots: number; learnedDelays: number; crawlDelays: number } {
+    return { slots: this.#slots.size, learnedDelays: this.#learned.size, crawlDelays: this.#floors.size };
+  }
+
   /** Drops the slots of idle hosts whose wait is over, at most once every SWEEP_MS. */
   #sweep(now: number): void {
     if (now - this.#lastSweep < SWEEP_MS) return;
@@ -102,9 +113,13 @@ export class Slots {
       }
       if (now < slot.lastStart + slot.delay * 1000 || now < slot.notBefore) continue;
       this.#idle.delete(host);
-      this.#slots.delete(host);
-      if (slot.delay !== Math.max(slot.settings.minDelay, slot.floor)) this.#remember(host, slot.delay);
+      this.#drop(host, slot);
     }
+  }
+
+  #drop(host: string, slot: Slot): void {
+    this.#slots.delete(host);
+    if (slot.delay !== Math.max(slot.settings.minDelay, slot.floor)) this.#remember(host, slot.delay);
   }
 
   #remember(host: string, delay: number): void {
@@ -150,7 +165,12 @@ export class Slots {
     if (outcome.retryAfter !== undefined && outcome.retryAfter > 0) {
       slot.notBefore = Math.max(slot.notBefore, now + Math.min(outcome.retryAfter, Math.max(maxDelay, low)) * 1000);
     }
-    if (slot.active === 0) this.#idle.add(host);
+    if (slot.active === 0) {
+      // Nothing to wait for (no delay, or it has passed already, as with a delay shorter than the latency): the slot
+      // goes now rather than at the next sweep, so a crawl keeps slots only for hosts with requests in flight.
+      if (now >= slot.lastStart + slot.delay * 1000 && now >= slot.notBefore) this.#drop(host, slot);
+      else this.#idle.add(host);
+    }
     this.#sweep(now);
   }
 
@@ -159,8 +179,9 @@ export class Slots {
     const slot = this.#slot(host);
     slot.floor = Math.min(seconds, Math.max(slot.settings.maxDelay, slot.settings.minDelay));
     slot.delay = Math.max(slot.delay, slot.floor);
+    this.#floors.delete(host);
     if (slot.floor > 0) this.#floors.set(host, slot.floor);
-    else this.#floors.delete(host);
+    if (this.#floors.size > REMEMBERED_FLOORS) this.#floors.delete(this.#floors.keys().next().value!);
     // A slot made only to hold the floor is as idle as a new one.
     if (slot.active === 0) this.#idle.add(host);
   }

@@ -9,6 +9,12 @@ import type { HrefParts } from "../spider/href_parts.ts";
 const MAX_PATH_SEGMENTS = 24;
 const MAX_SEGMENT_REPEATS = 3;
 const MAX_QUERY_VARIANTS_PER_PATH = 2000;
+/**
+ * Paths whose query variants are counted, the most recently counted: a broad crawl meets a query string on many
+ * paths of many hosts, and a count for each, kept for the whole crawl, grew with every host. A trap's path is counted
+ * on every variant it yields, so it stays among them until it reaches the cap; a path forgotten starts again from 0.
+ */
+export const COUNTED_PATHS = 100_000;
 const YEARS_AHEAD = 3;
 const EARLIEST_YEAR = 1970;
 
@@ -91,8 +97,12 @@ export class TrapDetector {
   readonly #currentYear = new Date().getFullYear();
   readonly #maxUrlLength: number;
 
-  constructor(maxUrlLength: number) {
+  readonly #countedPaths: number;
+
+  /** `countedPaths`: how many paths' query variants are counted at most (tests make it small). */
+  constructor(maxUrlLength: number, countedPaths = COUNTED_PATHS) {
     this.#maxUrlLength = maxUrlLength;
+    this.#countedPaths = countedPaths;
   }
 
   /** Why the URL looks like a trap, or undefined. `parts` are the URL's, when the caller has them. */
@@ -115,7 +125,10 @@ export class TrapDetector {
     if (parsed.search) {
       const key = parsed.host + parsed.pathname;
       const seen = (this.#variants.get(key) ?? 0) + 1;
+      // Deleted and set again: the map stays in order of last count, and the least recently counted goes first.
+      this.#variants.delete(key);
       this.#variants.set(key, seen);
+      if (this.#variants.size > this.#countedPaths) this.#variants.delete(this.#variants.keys().next().value!);
       if (seen > MAX_QUERY_VARIANTS_PER_PATH) return "endless query variants";
     }
     return undefined;

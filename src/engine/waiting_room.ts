@@ -24,6 +24,11 @@ export class WaitingRoom {
     return this.#count;
   }
 
+  /** How many hosts have requests waiting. */
+  get hosts(): number {
+    return this.#byHost.size;
+  }
+
   /** How many requests for `host` wait. */
   forHost(host: string): number {
     return this.#byHost.get(host)?.length ?? 0;

@@ -5,7 +5,7 @@
  * recently that no request is using is closed; one in use is never closed under a request.
  */
 import { runtime } from "../runtime/mod.ts";
-import type { HttpClient, HttpClientOptions } from "../runtime/types.ts";
+import type { ConnectionCounts, HttpClient, HttpClientOptions } from "../runtime/types.ts";
 import type { HostResolver } from "../runtime/dns/resolver.ts";
 
 /** Clients kept open at most, unless more are in use at once. */
@@ -73,6 +73,19 @@ export class ClientPool {
       this.#entries.delete(key);
       entry.client.close();
     }
+  }
+
+  /** What the open clients hold, added up (those that cannot tell count nothing). */
+  connections(): ConnectionCounts {
+    const total = { idle: 0, busy: 0, origins: 0 };
+    for (const { client } of this.#entries.values()) {
+      const counts = client.connections?.();
+      if (!counts) continue;
+      total.idle += counts.idle;
+      total.busy += counts.busy;
+      total.origins += counts.origins;
+    }
+    return total;
   }
 
   /** Closes every client. */

@@ -11,7 +11,7 @@ import { CookieJar } from "tough-cookie";
 import { CrawlCookieStore } from "./cookie_store.ts";
 import { FetchError } from "../errors.ts";
 import type { HttpClient, HttpResponse } from "../runtime/mod.ts";
-import type { Http2Mode } from "../runtime/types.ts";
+import type { ConnectionCounts, Http2Mode } from "../runtime/types.ts";
 import { type SettingValues, TABLE } from "../settings/table.ts";
 import type { Request } from "../spider/request.ts";
 import type { Logger } from "../spider/types.ts";
@@ -233,6 +233,11 @@ export class Downloader {
   /** How many HTTP clients (one per proxy in recent use, and direct) are open. */
   get openClients(): number {
     return this.#clients.size;
+  }
+
+  /** The connections its HTTP clients hold open now, and their entries per origin. */
+  connections(): ConnectionCounts {
+    return this.#clients.connections();
   }
 
   /** Closes every HTTP client; fetches after this fail with FetchError `closed`. */

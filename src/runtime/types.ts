@@ -77,10 +77,22 @@ export interface HttpResponse {
   cancel(): Promise<void>;
 }
 
+/** What a client holds open now, for the per-host bounds of a broad crawl (tests, benches, the crawl's state). */
+export interface ConnectionCounts {
+  /** Connections kept for reuse, not carrying a request. */
+  idle: number;
+  /** Connections carrying a request, or opened for one that has not started yet. */
+  busy: number;
+  /** Entries kept per origin: idle lists, HTTP/2 sessions, origins remembered as HTTP/1.1 only. */
+  origins: number;
+}
+
 /** A client bound to a connection pool (and a proxy), closed when the crawl ends. */
 export interface HttpClient {
   fetch(url: URL, request: HttpRequest): Promise<HttpResponse>;
   close(): void;
+  /** What it holds open now; clients that cannot tell (the runtimes' fetch, behind a proxy) leave it out. */
+  connections?(): ConnectionCounts;
 }
 
 /** A running HTTP server started by {@link Runtime.listen}. */

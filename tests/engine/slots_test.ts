@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Slots, type SlotSettings } from "../../src/engine/slots.ts";
+import { REMEMBERED_FLOORS, Slots, type SlotSettings } from "../../src/engine/slots.ts";
 
 const T0 = 1_700_000_000_000; // an epoch ms to count from; nothing here reads the clock
 
@@ -193,7 +193,8 @@ Deno.test("a Retry-After of zero changes nothing", () => {
   const s = slots({ autothrottle: false });
   s.start("a.test", T0);
   s.finish("a.test", { latency: 0.1, status: 200, retryAfter: 0 }, T0);
-  assert.equal(s.readyAt("a.test"), T0);
+  // Ready at once (with no wait left, the slot itself is gone, and readyAt says "any time").
+  assert.ok(s.readyAt("a.test") <= T0);
 });
 
 Deno.test("a backed-off delay applies to the very next start after the 429", () => {
@@ -343,4 +344,35 @@ Deno.test("slots stay bounded over a hundred thousand hosts crawled one after an
     s.finish(host, { latency: 0.001, status: 200 });
   }
   assert.ok(s.size <= 1100, `${s.size} slots kept`);
+});
+
+Deno.test("a host's slot goes as its last request finishes when there is no wait left", () => {
+  const { s, clock } = clocked({ perDomain: 2 });
+  s.start("a.test");
+  s.start("a.test");
+  clock.now += 100;
+  s.finish("a.test", { latency: 0.1, status: 200 });
+  assert.equal(s.size, 1, "a request still in flight keeps it");
+  s.finish("a.test", { latency: 0.1, status: 200 });
+  assert.equal(s.size, 0, "gone at once, not at the next sweep");
+  // With autothrottle the delay learned from a 2 s answer is 2 s: over when the answer came, so the slot goes too,
+  // and the delay is remembered.
+  const { s: throttled, clock: later } = clocked({ autothrottle: true, autothrottleTarget: 1 });
+  throttled.start("b.test");
+  later.now += 2000;
+  throttled.finish("b.test", { latency: 2, status: 200 });
+  assert.equal(throttled.size, 0);
+  assert.equal(throttled.delay("b.test"), 1, "(0 + 2) / 2, kept after the slot");
+});
+
+Deno.test("Crawl-delays are kept for the most recently seen REMEMBERED_FLOORS hosts", () => {
+  const { s } = clocked();
+  s.setFloor("first.test", 3);
+  for (let i = 0; i < REMEMBERED_FLOORS - 1; i++) s.setFloor(`h${i}.test`, 1);
+  s.setFloor("first.test", 3); // seen again: the most recent now
+  s.setFloor("one-more.test", 1);
+  assert.equal(s.sizes.crawlDelays, REMEMBERED_FLOORS);
+  assert.equal(s.crawlDelay("first.test"), 3, "refreshed, so kept");
+  assert.equal(s.crawlDelay("h0.test"), 0, "the least recently set is forgotten");
+  assert.equal(s.crawlDelay("h1.test"), 1);
 });

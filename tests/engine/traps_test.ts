@@ -141,6 +141,21 @@ Deno.test("query variants are counted per host and path, and URLs without a quer
   for (let i = 0; i < 3000; i++) assert.equal(traps.countVariant(`https://example.com/p${i}`), undefined);
 });
 
+Deno.test("query variants are counted for the paths counted most recently, a trap's among them", () => {
+  const kept = 1000;
+  const traps = new TrapDetector(2083, kept);
+  // A trap yields a variant now and then among a broad crawl's many other paths with a query string.
+  for (let i = 0; i < 3 * kept; i++) {
+    if (i % 100 === 0) assert.equal(traps.countVariant(`https://trap.example/cal?day=${i}`), undefined);
+    traps.countVariant(`https://host${i}.example/search?q=1`);
+  }
+  for (let day = 0; day < 2000 - 30; day++) traps.countVariant(`https://trap.example/cal?d=${day}`);
+  assert.equal(traps.countVariant("https://trap.example/cal?day=last"), "endless query variants", "the trap was kept");
+  // A path counted once, long ago, was forgotten: it starts again from 0.
+  for (let i = 0; i < 1999; i++) traps.countVariant(`https://host0.example/search?q=${i + 2}`);
+  assert.equal(traps.countVariant("https://host0.example/search?q=last"), undefined);
+});
+
 Deno.test("two detectors count query variants each on their own", () => {
   const first = detector();
   const second = detector();

@@ -20,6 +20,8 @@ export interface H2SiteOptions {
   goawayAfter?: number;
   items?: number;
   delayMs?: number;
+  /** Listen on 0.0.0.0 and answer every address of 127.0.0.0/8 (each a distinct origin); `url` stays 127.0.0.1's. */
+  anyLoopback?: boolean;
 }
 
 export interface SeenRequest {
@@ -34,6 +36,7 @@ export interface SeenRequest {
 export interface H2Site {
   /** The shop's root, with a trailing slash. */
   url: string;
+  port: number;
   seen(): Promise<{ log: SeenRequest[]; maxOpen: number; connections: number }>;
   close(): Promise<void>;
 }
@@ -51,6 +54,7 @@ export async function startH2Site(options: H2SiteOptions): Promise<H2Site> {
   const [port, control] = line.trim().split(" ").map(Number);
   return {
     url: `${certs ? "https" : "http"}://127.0.0.1:${port}/`,
+    port,
     seen: async () => await (await fetch(`http://127.0.0.1:${control}/log`)).json(),
     close: async () => {
       child.kill("SIGKILL");

@@ -8,7 +8,8 @@
  * Options: cert and key (PEM file paths; none: plain h2c), allowHttp1 (ALPN may pick http/1.1), http1Only (no h2
  * at all: a node:https server), maxStreams (SETTINGS_MAX_CONCURRENT_STREAMS), goawayAfter (after that many requests
  * on a connection, GOAWAY with the last of them as the last stream processed: later streams are never answered),
- * items (how many item pages the shop links), delayMs (each answer waits this long).
+ * items (how many item pages the shop links), delayMs (each answer waits this long), anyLoopback (listen on 0.0.0.0,
+ * so every address of 127.0.0.0/8 reaches it, as many origins; connections from elsewhere are closed at once).
  */
 import http2 from "node:http2";
 import https from "node:https";
@@ -111,12 +112,17 @@ if (options.http1Only) {
     });
   }
 }
+if (options.anyLoopback) {
+  server.on("connection", (socket) => {
+    if (!socket.remoteAddress?.replace(/^::ffff:/, "").startsWith("127.")) socket.destroy();
+  });
+}
 const control = http.createServer((_req, res) => {
   res.writeHead(200, { "content-type": "application/json" });
   res.end(JSON.stringify({ log, maxOpen, connections }));
 });
 server.listen(
   0,
-  "127.0.0.1",
+  options.anyLoopback ? "0.0.0.0" : "127.0.0.1",
   () => control.listen(0, "127.0.0.1", () => console.log(`${server.address().port} ${control.address().port}`)),
 );

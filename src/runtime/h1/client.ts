@@ -263,6 +263,7 @@ export function wireHttpClient(options: WireClientOptions): HttpClient {
         }
       }
     },
+    connections: () => ({ idle: idleCount, busy: busy.size, origins: idle.size }),
     close() {
       closed = true;
       for (const list of idle.values()) for (const entry of list) drop(entry.wire);

@@ -23,6 +23,17 @@ import { abortable, Http2Session, UnprocessedRequest } from "./session.ts";
 const MAX_UNPROCESSED = 3;
 /** An idle HTTP/2 connection is kept this long: one per origin costs little, and saves a handshake. */
 const H2_IDLE_MS = 30_000;
+/**
+ * HTTP/2 connections kept in all, past which the least recently used idle ones are closed as new ones open: a broad
+ * crawl would otherwise hold a connection to every h2 site of the last H2_IDLE_MS (thousands, against the limit of
+ * open files). Connections with a stream open are never closed for it.
+ */
+export const MAX_SESSIONS = 256;
+/**
+ * Origins remembered as HTTP/1.1 only (their server chose it by ALPN), the most recently added. One forgotten costs
+ * nothing but an offer of h2 again on its next new connection, which the server turns down in the same handshake.
+ */
+export const H1_ORIGINS_KEPT = 10_000;
 
 export interface AlpnClientOptions {
   /** Opens an HTTP/1.1 connection the way this runtime does fastest (ALPN http/1.1 only). */
@@ -34,6 +45,8 @@ export interface AlpnClientOptions {
   unrefTimer?: (timer: ReturnType<typeof setInterval>) => void;
   /** Idle HTTP/1.1 connections kept in all (see HttpClientOptions.maxIdle). */
   maxIdle?: number;
+  /** HTTP/2 connections kept in all; MAX_SESSIONS by default. */
+  maxSessions?: number;
 }
 
 /** The connection a request was waiting for was given up by the request that opened it (its timeout or abort). */
@@ -45,6 +58,7 @@ class AbandonedConnection extends Error {
 type Probed = Http2Session | "http/1.1";
 
 export function alpnHttpClient(options: AlpnClientOptions): HttpClient {
+  const maxSessions = options.maxSessions ?? MAX_SESSIONS;
   /** Connections on which the server chose http/1.1, waiting for the HTTP/1.1 client to take them. */
   const handed = new Map<string, WireSocket[]>();
   const h1 = wireHttpClient({
@@ -59,6 +73,7 @@ export function alpnHttpClient(options: AlpnClientOptions): HttpClient {
     idleMs: IDLE_MS,
     maxIdle: options.maxIdle,
   });
+  /** One HTTP/2 connection per origin, least recently used first (a use moves its key to the end). */
   const sessions = new Map<string, Http2Session>();
   const probing = new Map<string, Promise<Probed>>();
   /** Origins whose server chose http/1.1. */
@@ -67,6 +82,24 @@ export function alpnHttpClient(options: AlpnClientOptions): HttpClient {
 
   const retire = (key: string) => (session: Http2Session) => {
     if (sessions.get(key) === session) sessions.delete(key);
+  };
+
+  /**
+   * Closes idle sessions, least recently used first, until the bound is kept (or every one left is in use: carrying
+   * or waiting for a stream, or just opened and not used yet by the request that opened it).
+   */
+  const evictSessions = () => {
+    if (sessions.size <= maxSessions) return;
+    for (const session of [...sessions.values()]) {
+      if (sessions.size <= maxSessions) break;
+      // close() retires it, and retiring deletes it from the map.
+      if (session.idle) session.close();
+    }
+  };
+
+  const rememberH1 = (key: string) => {
+    h1Origins.add(key);
+    if (h1Origins.size > H1_ORIGINS_KEPT) h1Origins.delete(h1Origins.values().next().value!);
   };
 
   const probe = async (url: URL, key: string, only: boolean, signal?: AbortSignal): Promise<Probed> => {
@@ -90,6 +123,7 @@ export function alpnHttpClient(options: AlpnClientOptions): HttpClient {
         idleMs: H2_IDLE_MS,
       });
       sessions.set(key, session);
+      evictSessions();
       return session;
     }
     if (only) {
@@ -98,7 +132,7 @@ export function alpnHttpClient(options: AlpnClientOptions): HttpClient {
         `${url.host} does not speak HTTP/2 (by ALPN it chose ${protocol ?? "no protocol"}), and http2 is "only"`,
       );
     }
-    h1Origins.add(key);
+    rememberH1(key);
     let list = handed.get(key);
     if (list === undefined) handed.set(key, list = []);
     list.push(connectedWire(socket));
@@ -110,7 +144,11 @@ export function alpnHttpClient(options: AlpnClientOptions): HttpClient {
     for (;;) {
       if (!only && h1Origins.has(key)) return "http/1.1";
       const live = sessions.get(key);
-      if (live?.usable) return live;
+      if (live?.usable) {
+        sessions.delete(key);
+        sessions.set(key, live);
+        return live;
+      }
       let pending = probing.get(key);
       if (pending === undefined) {
         const opening: Promise<Probed> = probe(url, key, only, signal).finally(() => {
@@ -149,6 +187,14 @@ export function alpnHttpClient(options: AlpnClientOptions): HttpClient {
       if (mode === "off" || (url.protocol === "http:" && mode !== "only")) return h1.fetch(url, init);
       return sendH2(url, init, mode === "only");
     },
+    connections() {
+      const counts = h1.connections!();
+      for (const session of sessions.values()) {
+        if (session.idle) counts.idle++;
+        else counts.busy++;
+      }
+      return { ...counts, origins: counts.origins + sessions.size + h1Origins.size };
+    },
     close() {
       closed = true;
       for (const session of [...sessions.values()]) session.close();
@@ -182,6 +228,8 @@ export function tunnelledHttpClient(
       const byProxy = mode === "off" || (url.protocol === "http:" && mode !== "only");
       return byProxy ? viaProxy.fetch(url, init) : alpn.fetch(url, init);
     },
+    // What the tunnelled side holds; the proxy's own pool (the runtime's fetch) cannot tell.
+    connections: () => alpn.connections!(),
     close() {
       alpn.close();
       viaProxy.close();

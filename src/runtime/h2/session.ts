@@ -79,6 +79,8 @@ export class Http2Session {
   #lastProcessed = Infinity;
   #retired = false;
   #hasSettings = false;
+  /** Whether a request has had a stream of it: until then its opener is still on its way to use it. */
+  #used = false;
   /** Streams sent and not answered yet: those past a GOAWAY's last stream are cancelled, never to be answered. */
   readonly #unanswered = new Set<ClientHttp2Stream>();
   #failure: Error | undefined;
@@ -132,6 +134,14 @@ export class Http2Session {
   /** Streams open now. */
   get active(): number {
     return this.#active;
+  }
+
+  /**
+   * Whether closing it now would take nothing from anyone: it has carried a request, and none is open or waiting.
+   * A new session is not, though it has no stream yet: the request that opened it has not started its own.
+   */
+  get idle(): boolean {
+    return this.#used && this.#active === 0 && this.#waiting.length === 0;
   }
 
   /** Closes the connection: streams in flight end with it. */
@@ -191,6 +201,7 @@ export class Http2Session {
         throw error;
       }
     }
+    this.#used = true;
     clearTimeout(this.#idleTimer);
     this.#session.ref?.();
     return true;
