@@ -3,6 +3,7 @@
  *
  *   deno run -A scripts/bench/broad.ts [SITES=2000] [LATENCY_MS=100] [--pages=25] [--only=bare,netweir,...]
  *                                      [--skip-scrapy] [--skip-bare] [--skip-auto] [--scrapy-seconds=180] [--cpu-prof]
+ *                                      [--names]
  *
  * 20,000 sites in a few minutes: `deno run -A scripts/bench/broad.ts 20000 --pages=5 --only=bare,netweir`.
  *
@@ -36,6 +37,12 @@
  * named (bare, netweir, nw-auto, scrapy). --cpu-prof writes V8 profiles of the Netweir crawls to the working
  * directory.
  *
+ * --names: the sites are named (site-1.test ...) instead of addressed, their links name each other, and a DNS server
+ * in this process (tests/helpers/dns_server.ts, UDP on 127.0.0.1, every name's A record its 127.x.y.z address with a
+ * TTL of 300 s) answers for them, each answer 5 ms late as from a resolver on the local network; Netweir's crawls ask
+ * it (`dns_servers`), and the queries it got are printed after each. Only Netweir runs then: the bare loop and Scrapy
+ * resolve through the system, which knows no .test names.
+ *
  * Open files: the server holds a socket per connection the crawler keeps, the crawler as many. Netweir keeps at
  * most `concurrency` busy and 512 idle (src/runtime/h1/client.ts); the bare loop's node:http agent closes an idle
  * socket after 4 s as Netweir's client does (without it, it kept one per host for ever: 20,000 sites would need
@@ -46,14 +53,17 @@ import { mkdtemp, readdir, readFile, readlink, rm, stat, writeFile } from "node:
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { REPO_ROOT } from "../../tests/helpers/cli.ts";
-import { DEFAULT_PAGES, siteAddress, siteKind } from "./broad_sites.ts";
+import { DEFAULT_PAGES, siteAddress, siteKind, siteName } from "./broad_sites.ts";
+import { type DnsServer, startDnsServer } from "../../tests/helpers/dns_server.ts";
 import { type Measured, timed } from "./timed.ts";
 
 const args = Deno.args.filter((arg) => !arg.startsWith("--"));
 const sites = Number(args[0] ?? 2000);
 const latencyMs = Number(args[1] ?? 100);
 const flag = (name: string) => Deno.args.find((arg) => arg.startsWith(`--${name}=`))?.split("=")[1];
-const only = flag("only")?.split(",");
+const names = Deno.args.includes("--names");
+/** With --names only Netweir runs: the others resolve through the system, which knows no .test names. */
+const only = names ? ["netweir", "nw-auto"] : flag("only")?.split(",");
 /** Whether a crawler is left out: `--skip-NAME` (auto for nw-auto), or --only without it. */
 const skip = (name: string) =>
   Deno.args.includes(`--skip-${name === "nw-auto" ? "auto" : name}`) || (only !== undefined && !only.includes(name));
@@ -289,6 +299,7 @@ function report(name: string, fetched: Fetched, result: Run, serverCpu: number):
 }
 
 const dir = await mkdtemp(join(tmpdir(), "netweir-broad-"));
+let dns: DnsServer | undefined;
 const server = spawn(Deno.execPath(), [
   "run",
   "-A",
@@ -296,6 +307,7 @@ const server = spawn(Deno.execPath(), [
   String(sites),
   String(latencyMs),
   String(pagesPerSite),
+  ...(names ? ["--names"] : []),
 ], {
   stdio: ["ignore", "pipe", "inherit"],
 });
@@ -308,7 +320,13 @@ try {
     server.once("exit", (code) => reject(new Error(`the site server exited ${code}`)));
   });
   const seeds = join(dir, "seeds.txt");
-  await writeFile(seeds, Array.from({ length: sites }, (_, i) => `http://${siteAddress(i)}:${port}/\n`).join(""));
+  const hostOf = names ? siteName : siteAddress;
+  await writeFile(seeds, Array.from({ length: sites }, (_, i) => `http://${hostOf(i)}:${port}/\n`).join(""));
+  dns = names
+    ? await startDnsServer(Object.fromEntries(
+      Array.from({ length: sites }, (_, i) => [siteName(i), { a: [siteAddress(i)], ttl: 300, delayMs: 5 }]),
+    ))
+    : undefined;
   const kinds = Array.from({ length: sites }, (_, i) => siteKind(i));
   const expected = kinds.filter((kind) => kind !== "failing").length * pagesPerSite;
   const openFiles = /Max open files\s+(\d+)/.exec(await readFile("/proc/self/limits", "utf8"))?.[1];
@@ -371,12 +389,14 @@ try {
         seeds,
         join(dir, `${name}.jsonl`),
         ...[`concurrency=${CONCURRENCY}`, `per_domain=${PER_DOMAIN}`, "retries=0", "timeout=15", "log_level=warning"],
+        ...(dns ? [`dns_servers=${dns.address}`] : []),
         ...extra,
       ],
       () => itemsIn(`${name}.jsonl`),
       `${name}.jsonl`,
     );
     reportHostState(result.stdout);
+    if (dns) console.log(`         DNS queries so far: ${dns.total()}, for ${sites} names`);
   };
   // Scrapy's AutoThrottle is off unless asked for, and its Broad Crawls page does not ask; Netweir's is on by
   // default. Both are measured: "netweir" as Scrapy runs, "nw-auto" with Netweir's defaults.
@@ -399,6 +419,7 @@ try {
     ).catch((error) => console.log(`scrapy: ${error.message}`));
   }
 } finally {
+  await dns?.close();
   server.kill("SIGKILL");
   await rm(dir, { recursive: true, force: true });
 }
