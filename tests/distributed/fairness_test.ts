@@ -57,7 +57,7 @@ async function slowPagesAskedWhileShopCrawled(perDomain: number, settings: strin
     } catch {
       throw new assert.AssertionError({
         message: `the shop was stuck behind the held slow site: ${shopFetches(fast).size} of its ${shopPages} ` +
-          `pages were asked for, and ${slowAsked()} of the slow site's 40`,
+          `pages were asked for, and ${slowAsked()} of the slow site's 40\n${crawler.process.output().stderr}`,
       });
     } finally {
       // Let the crawl end either way.
