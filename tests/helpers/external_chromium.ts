@@ -74,7 +74,8 @@ export async function startExternalChromium(port = 0, profile?: string): Promise
   // Every process of its group SIGKILLed, then waited for: the main one as this process's child, its helpers (handed
   // to init once the main one is gone, so not waited for here) until none is left running.
   const killGroup = async () => {
-    runtime.killProcessGroup(child.pid!, "SIGKILL");
+    if (child.pid === undefined) return; // never started: nothing to kill or wait for
+    runtime.killProcessGroup(child.pid, "SIGKILL");
     await exited;
     await waitUntil(
       "Chromium's helper processes to exit",
