@@ -81,10 +81,11 @@ Deno.test("a browser elsewhere SIGKILLed mid-crawl and started again: every page
   try {
     let restarted: Promise<void> | undefined;
     const { items, stats, lines } = await crawlIn(site.url, browser.http, (items) => {
-      // Killed once a few pages are in: the two in its tabs then fail, and the browser comes back a second later.
+      // Killed once a few pages are in: the two in its tabs then fail, and the browser comes back a second later
+      // (on the same port, with a new profile; close() SIGKILLs it and removes the old one).
       if (items.length >= 4 && restarted === undefined) {
         const port = browser.port;
-        restarted = browser.kill().then(() => new Promise((resolve) => setTimeout(resolve, 1000)))
+        restarted = browser.close().then(() => new Promise((resolve) => setTimeout(resolve, 1000)))
           .then(async () => void (browser = await startExternalChromium(port)));
       }
     });

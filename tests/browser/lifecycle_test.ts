@@ -104,15 +104,17 @@ Deno.test("SIGTERM stops a rendering crawl cleanly: exit 143, feeds closed, Chro
     await withTempDir(async (dir) => {
       const out = join(dir, "items.json");
       const cli = startCli(["crawl", SPIDER, "-a", `site=${site.url}`, "-a", "slow=1", "-O", out]);
+      // Guards, not timings: on a loaded machine (four test files at once on two cores) starting the crawl and its
+      // Chromium once took over the 30 s waitUntil gives by default.
       const browsers = await waitUntil("the crawl's Chromium runs", async () => {
         const found = await chromiumUnder(cli.pid);
         return found.length >= 2 && site.hits("/product/1") > 0 ? found : undefined;
-      });
+      }, 120_000);
       await cli.kill("SIGTERM");
       const result = await cli.wait();
       assert.equal(result.code, 143, result.stderr);
       assert.ok(Array.isArray(JSON.parse(await readFile(out, "utf8"))), "the JSON feed is whole");
-      assert.deepEqual(await waitGone(browsers.map((process) => process.pid), 2000), []);
+      assert.deepEqual(await waitGone(browsers.map((process) => process.pid), 10_000), []);
     });
   } finally {
     await site.close();

@@ -282,6 +282,20 @@ async function peakRss(pid: number): Promise<number | undefined> {
 const PUSH_PEAK_LIMIT = 150 * 1024 * 1024;
 const MILLION = 1_000_000;
 
+/**
+ * The push is killed if it has not ended after this long: only a guard against a hang. The test costs about 13 CPU
+ * seconds, done one after the other (the push waits for each batch's answer): about 9.5 in Redis running the PUSH
+ * script (some 9 µs a URL), 3 in the push, under half a second here. That is 13-19 s on a quiet machine; a CI run with
+ * four test files on two cores once took it past an earlier 120 s guard.
+ *
+ * Why not fewer URLs: the push's peak levels off by half a million (96, 103, 106 and 107 MiB for 100k, 250k, 500k and
+ * 1M), so what a smaller N loses is the reach of the 150 MB limit over a per-URL leak. At a million, 45 bytes kept a
+ * URL fail it; at half a million it takes 92, and a push that kept every fingerprint in a Set (about 90 bytes a URL
+ * in Deno 2.9) would peak near 148 MiB and pass. (Fingerprints hashed with node:crypto again, the regression the
+ * limit was set against, peak at 153, 179 and 204 MiB for 250k, 500k and 1M.)
+ */
+const PUSH_GUARD_MS = 600_000;
+
 Deno.test({
   name: "queue push of a million URLs from standard input streams them in bounded memory and queues them all",
   ignore: platform() !== "linux",
@@ -304,7 +318,7 @@ Deno.test({
           resolve(code);
         })
       );
-      const guard = setTimeout(() => sendSignal(pid, "SIGKILL").catch(() => {}), 120_000);
+      const guard = setTimeout(() => sendSignal(pid, "SIGKILL").catch(() => {}), PUSH_GUARD_MS);
 
       // VmHWM only grows, so the last reading before the process exits is its peak up to then.
       let peak = 0;

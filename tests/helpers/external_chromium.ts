@@ -2,11 +2,19 @@
  * A Chromium started by a test the way a user would run one for `browser_endpoint`: on a DevTools port
  * (`--remote-debugging-port`, 0 for any free one, read back from what it prints), with a profile of its own and a
  * tab of its own that the crawl must leave alone.
+ *
+ * It leads a process group of its own, which its helper processes (zygote, renderers, GPU and network services)
+ * stay in, and it is ended by killing the whole group and waiting until none of them runs. Killing only the main
+ * process left the helpers to notice and exit by themselves, still writing to the profile meanwhile: on a loaded
+ * machine the profile's removal outlasted its retries and failed with ENOTEMPTY.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { runtime } from "../../src/runtime/mod.ts";
+import { processes } from "./chromium.ts";
+import { waitUntil } from "./wait.ts";
 
 export interface ExternalChromium {
   /** The browser's DevTools WebSocket, as it printed it. */
@@ -18,11 +26,9 @@ export interface ExternalChromium {
   pid: number;
   /** Whether the process is still running. */
   running(): boolean;
-  /** Kills it with SIGKILL and waits for it to exit (its profile is kept, for a restart). */
-  kill(): Promise<void>;
   /** The addresses of the browser's own page targets (its tabs) now. */
   tabs(): Promise<string[]>;
-  /** Closes it and removes its profile. */
+  /** Kills it and its helpers with SIGKILL, waits for them to exit, and removes its profile. */
   close(): Promise<void>;
 }
 
@@ -63,13 +69,26 @@ export async function startExternalChromium(port = 0, profile?: string): Promise
     "--remote-debugging-address=127.0.0.1",
     `--remote-debugging-port=${port}`,
     OWN_TAB,
-  ], { stdio: ["ignore", "ignore", "pipe"] });
+  ], { stdio: ["ignore", "ignore", "pipe"], detached: true });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  // Every process of its group SIGKILLed, then waited for: the main one as this process's child, its helpers (handed
+  // to init once the main one is gone, so not waited for here) until none is left running.
+  const killGroup = async () => {
+    if (child.pid === undefined) return; // never started: nothing to kill or wait for
+    runtime.killProcessGroup(child.pid, "SIGKILL");
+    await exited;
+    await waitUntil(
+      "Chromium's helper processes to exit",
+      async () => !(await processes()).some((process) => process.pgid === child.pid),
+      30_000,
+      100,
+    );
+  };
   let ws: string;
   try {
     ws = await started(child);
   } catch (error) {
-    child.kill("SIGKILL");
+    await killGroup();
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
@@ -82,19 +101,13 @@ export async function startExternalChromium(port = 0, profile?: string): Promise
     http,
     pid: child.pid!,
     running,
-    kill: async () => {
-      child.kill("SIGKILL");
-      await exited;
-    },
     tabs: async () => {
       const list = await (await fetch(`${http}/json/list`)).json() as Array<{ type: string; url: string }>;
       return list.filter((target) => target.type === "page").map((target) => target.url);
     },
     close: async () => {
-      if (running()) child.kill("SIGKILL");
-      await exited;
-      // Its helper processes exit a moment after the main one, and may still write to the profile meanwhile.
-      await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+      await killGroup();
+      await rm(dir, { recursive: true, force: true });
     },
   };
 }

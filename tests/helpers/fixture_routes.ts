@@ -1,5 +1,5 @@
 /**
- * The fixture site's HTTP behaviours: redirects, echo, slow and hanging answers, status codes, flaky endpoints,
+ * The fixture site's HTTP behaviours: redirects, echo, slow, gated and hanging answers, status codes, flaky endpoints,
  * cookies, basic auth, compression, big bodies and JSON. The HTML pages (shop, links, traps) are in
  * fixture_pages.ts; the server, its request log and its route table in fixture_site.ts.
  */
@@ -23,6 +23,8 @@ export interface RouteContext {
    * A client that gives up does not end the wait; close() does, so no timer is left behind.
    */
   wait(ms: number): Promise<boolean>;
+  /** Resolves once the test opens the site's gate (FixtureSite.openGate); /gated/ answers wait for it. */
+  gate: Promise<void>;
 }
 
 /** A route: answers one request. */
@@ -102,6 +104,19 @@ export const slow: Route = async ({ url, wait }) => {
   const ms = intParam(url, "ms", 1000);
   const elapsed = await wait(ms);
   return elapsed ? text(`waited ${ms} ms\n`) : text("closing\n", 503);
+};
+
+/**
+ * `/gated/ANYTHING`: answers once the test opens the site's gate, not after a time: a test of what a crawl does
+ * while a site's answers are outstanding then holds however slow the machine is. A 503 if the site closes first.
+ */
+export const gated: Route = async ({ gate, closing }) => {
+  const closed = new Promise<boolean>((resolve) => {
+    if (closing.aborted) resolve(false);
+    closing.addEventListener("abort", () => resolve(false), { once: true });
+  });
+  const opened = await Promise.race([gate.then(() => true), closed]);
+  return opened ? text("the gate was opened\n") : text("closing\n", 503);
 };
 
 /** `/hang`: never answers; the site's close() ends it (with a 503 to whoever still waits). */

@@ -56,7 +56,9 @@ export interface FixtureSite {
    * without one, any query matches (`/flaky/a` counts `/flaky/a?fail=2`).
    */
   hits(path: string): number;
-  /** Stops the server; answers still pending (/hang, /slow) are ended first. */
+  /** Lets every /gated/ answer go, those waiting and those still to come. */
+  openGate(): void;
+  /** Stops the server; answers still pending (/hang, /slow, /gated/) are ended first. */
   close(): Promise<void>;
 }
 
@@ -73,6 +75,7 @@ const ROUTES: Array<[RegExp, Route]> = [
   [/^\/echo$/, http.echo],
   [/^\/slow$/, http.slow],
   [/^\/hang$/, http.hang],
+  [/^\/gated(?:\/.*)?$/, http.gated],
   [/^\/status\/(\d{3})$/, http.status],
   [/^\/challenge\/(\d{3})$/, http.challenge],
   [/^\/empty$/, http.empty],
@@ -120,6 +123,7 @@ export async function startFixtureSite(options: FixtureSiteOptions = {}): Promis
   const flakyHits = new Map<string, number>();
   const robots = options.robots === undefined ? pages.DEFAULT_ROBOTS : options.robots;
   const basicAuth = options.basicAuth ?? { user: "user", password: "pass" };
+  const gate = Promise.withResolvers<void>();
 
   const handle = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
@@ -143,6 +147,7 @@ export async function startFixtureSite(options: FixtureSiteOptions = {}): Promis
         closing: closing.signal,
         // Not request.signal: Deno warns on its use, and close() ends every wait anyway.
         wait: waiter(closing.signal),
+        gate: gate.promise,
       };
       try {
         return await route(context);
@@ -165,6 +170,9 @@ export async function startFixtureSite(options: FixtureSiteOptions = {}): Promis
     hits(path) {
       if (path.includes("?")) return requests.filter((request) => request.path === path).length;
       return requests.filter((request) => request.path.split("?")[0] === path).length;
+    },
+    openGate() {
+      gate.resolve();
     },
     close() {
       closed ??= (async () => {

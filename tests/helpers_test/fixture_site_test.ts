@@ -130,6 +130,31 @@ Deno.test("slow answers after waiting, and close() ends a hanging request", asyn
   }
 });
 
+Deno.test("gated pages answer once the gate is opened, and with a 503 when the site closes first", async () => {
+  const site = await startFixtureSite();
+  const closing = await startFixtureSite();
+  try {
+    let answered = false;
+    const held = fetchText(`${site.url}gated/a?n=1`).then((result) => (answered = true, result));
+    while (site.hits("/gated/a") < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    // The request is in and a round of the event loop has passed on both sides: still no answer.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(answered, false);
+    site.openGate();
+    assert.equal((await held).body, "the gate was opened\n");
+    // Once open, the gate stays open.
+    assert.equal((await fetchText(`${site.url}gated/b`)).response.status, 200);
+
+    const pending = fetch(`${closing.url}gated/c`).then((response) => response.text().then(() => response.status));
+    while (closing.hits("/gated/c") < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    await closing.close();
+    assert.equal(await pending, 503);
+  } finally {
+    await site.close();
+    await closing.close();
+  }
+});
+
 Deno.test("status answers the code asked for, with Retry-After when given", async () => {
   const site = await startFixtureSite();
   try {

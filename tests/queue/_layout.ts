@@ -27,9 +27,17 @@ export async function pushRaw(
   host: string,
   ...entries: string[]
 ): Promise<void> {
-  const prefix = keyPrefix(key);
   const length = Number(await redis.command("RPUSH", hostList(key, prio, host), ...entries));
-  if (length === entries.length) await redis.command("RPUSH", `${prefix}:hosts:${prio}`, host);
+  if (length === entries.length) await listHost(redis, key, prio, host);
+}
+
+/**
+ * Puts `host` in the host list of `prio` and the priority in the set, where a lease will find whatever is at
+ * hostList(key, prio, host). Written last, after that key: a crawl running meanwhile leases only what is complete.
+ */
+export async function listHost(redis: RedisServer, key: string, prio: number | string, host: string): Promise<void> {
+  const prefix = keyPrefix(key);
+  await redis.command("RPUSH", `${prefix}:hosts:${prio}`, host);
   await redis.command("ZADD", `${prefix}:prios`, Number(prio) || 0, String(prio));
 }
 

@@ -9,6 +9,7 @@ import { formatStatus } from "../../src/cli/queue.ts";
 import { statusJson } from "../../src/cli/queue_stats.ts";
 import { Queue } from "../../src/queue/queue.ts";
 import { keyPrefix } from "../../src/queue/redis_frontier.ts";
+import { ManualClock } from "../helpers/manual_clock.ts";
 import { startRedis } from "../helpers/redis.ts";
 import { waitUntil } from "../helpers/wait.ts";
 import { newKey, openFrontier } from "./_frontier.ts";
@@ -23,23 +24,27 @@ Deno.test("a process's heartbeat reports its host, pid and totals, and status ad
   const redis = await startRedis();
   const key = newKey();
   const queue = new Queue(redis.url, key);
-  // A lease of 0.3 s: a beat every 100 ms.
-  const { frontier } = await openFrontier(redis.url, key, { leaseSeconds: 0.3 });
+  // The beats come when the test moves the process's clock (a third of its 60 s lease), not on a timer: with a short
+  // real lease (0.3 s, as this test had) a loaded machine could delay a beat past it, and status would leave the
+  // process out as silent.
+  const clock = new ManualClock();
+  const { frontier } = await openFrontier(redis.url, key, { leaseSeconds: 60, clock });
   try {
     const joined = await queue.status({ live: true });
     assert.deepEqual(joined.live?.map((one) => one.totals), [{ pages: 0, items: 0, errors: 0, pagesPerSecond: 0 }]);
     frontier.shareTotals(() => ({ pages: 7, items: 5, errors: 1 }));
+    await clock.advance(20_000);
     const status = await waitUntil("the next beat reports the totals", async () => {
       const now = await queue.status({ live: true });
       return now.crawl?.pages === 7 && now;
     });
-    assert.deepEqual(status.crawl, { pages: 7, items: 5, errors: 1, pagesPerSecond: status.crawl?.pagesPerSecond });
-    assert.ok(status.crawl!.pagesPerSecond > 0, "7 pages since the first beat, a moment ago");
+    // 7 pages in the 20 s (of the process's clock) since its first beat.
+    assert.deepEqual(status.crawl, { pages: 7, items: 5, errors: 1, pagesPerSecond: 0.35 });
     const [one] = status.live!;
     assert.equal(one.id, frontier.processId);
     assert.equal(one.host, hostname());
     assert.equal(one.pid, Deno.pid);
-    assert.ok(one.heartbeatAgeSeconds < 0.3, `heard from within its lease: ${one.heartbeatAgeSeconds} s`);
+    assert.ok(one.heartbeatAgeSeconds <= 60, `heard from within its lease: ${one.heartbeatAgeSeconds} s`);
 
     const text = formatStatus(status);
     assert.match(
@@ -99,20 +104,41 @@ Deno.test("a stats key that is not a hash does not stop status, and the next hea
   const prefix = keyPrefix(key);
   const queue = new Queue(redis.url, key);
   await redis.command("SET", `${prefix}:stats`, "written by hand");
-  const { frontier } = await openFrontier(redis.url, key, { leaseSeconds: 0.3 });
+  // Beats only when the test moves the clock: none can come between the junk written below and the status read
+  // while it is there (with a real 0.3 s lease one could, and set the junk aside first, or write a hash between a
+  // DEL and an RPUSH so that the RPUSH failed).
+  const clock = new ManualClock();
+  const { frontier } = await openFrontier(redis.url, key, { leaseSeconds: 60, clock });
   try {
     frontier.shareTotals(() => ({ pages: 3, items: 2, errors: 0 }));
     assert.equal(await redis.command("GET", `${prefix}:bad:stats`), "written by hand");
+    await clock.advance(20_000);
     const status = await waitUntil("the beat reports the totals", async () => {
       const now = await queue.status({ live: true });
       return now.crawl?.pages === 3 && now;
     });
     assert.equal(status.live?.length, 1);
     // While the key is of another type, status answers with the process listed without totals.
-    await redis.command("DEL", `${prefix}:stats`);
-    await redis.command("RPUSH", `${prefix}:stats`, "junk");
+    await redis.command(
+      "EVAL",
+      "redis.call('DEL', KEYS[1]) return redis.call('RPUSH', KEYS[1], 'junk')",
+      1,
+      `${prefix}:stats`,
+    );
     const meanwhile = await queue.status({ live: true });
     assert.equal(meanwhile.processes, 1);
+    assert.deepEqual(meanwhile.live?.map((one) => one.totals), [null]);
+    // The next beat sets it aside in turn.
+    await clock.advance(20_000);
+    await waitUntil(
+      "the beat sets the list aside",
+      async () => await redis.command("TYPE", `${prefix}:bad:stats`) === "list",
+    );
+    const after = await waitUntil("the beat reports the totals again", async () => {
+      const now = await queue.status({ live: true });
+      return now.crawl?.pages === 3 && now;
+    });
+    assert.equal(after.processes, 1);
   } finally {
     await frontier.close();
     await queue.close();
