@@ -54,6 +54,8 @@ export interface AppOptions {
   log?: Logger;
   /** Periodic schedules (addschedule.json and the rest); without it those endpoints are not there. */
   schedules?: Scheduler;
+  /** How many alerts wait for their webhook (/metrics); 0 when not given. */
+  undeliveredAlerts?: () => number;
 }
 
 /** How much of a job's log its page shows (the end of it), and how many of its last items. */
@@ -373,6 +375,7 @@ export function createApp(options: AppOptions): Hono {
       schedules: options.schedules?.list() ?? [],
       jobById: (id) => jobs.get(id),
       memoryRss: runtime.memoryRss(),
+      undeliveredAlerts: options.undeliveredAlerts?.() ?? 0,
     });
     return c.body(text, 200, { "Content-Type": METRICS_CONTENT_TYPE, "Cache-Control": "no-store" });
   });

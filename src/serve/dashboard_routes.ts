@@ -164,7 +164,8 @@ export function createDashboard(options: DashboardOptions): Dashboard {
         if (!isRefusal(thrown) && !(thrown instanceof JobExistsError)) throw thrown;
         const text = thrown instanceof JobExistsError
           ? `job '${form.get("jobid")}' already exists (job ids ignore case)`
-          : thrown.message;
+          // Cast: JobExistsError is an Error in shape, so some checks of the module graph narrow `thrown` to never.
+          : (thrown as Error).message;
         return newJobPage(c, { form: "run", message: text, values: form });
       }
     });

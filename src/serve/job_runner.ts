@@ -126,6 +126,8 @@ export class JobRunner implements JobService {
       // Kept, as finished/cancelled, rather than deleted as scrapyd does: it stays in listjobs with its outcome.
       this.#store.markFinished(job.id, "cancelled");
       this.#log.info(`job ${job.id} cancelled before it started`);
+      // Alerted like every other end: a night's scheduled run that never ran is news to whoever reads the alerts.
+      this.#tell("ended", this.#store.get(job.id) ?? job, null);
       this.#notify(job.id);
       this.#prune();
     } else if (job.state === "running") {
