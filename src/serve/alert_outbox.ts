@@ -7,8 +7,9 @@
  * The webhook URL is kept in clear (it has to be called), in the same file as the jobs' settings, which hold it too:
  * jobs.db is made 0600 by JobStore before this opens it.
  */
-import { DatabaseSync, type SQLOutputValue } from "node:sqlite";
+import type { DatabaseSync, SQLOutputValue } from "node:sqlite";
 import { inTransaction } from "../sqlite.ts";
+import { openServeDb } from "./serve_db.ts";
 
 /** An alert waiting to be delivered. Times are epoch milliseconds. */
 export interface QueuedAlert {
@@ -61,14 +62,7 @@ export class AlertOutbox {
 
   /** Opens the table in the SQLite file `path` (":memory:" for a queue that dies with the process). */
   constructor(path: string) {
-    this.#db = new DatabaseSync(path);
-    try {
-      this.#db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;");
-      this.#db.exec(SCHEMA);
-    } catch (error) {
-      this.#db.close();
-      throw error;
-    }
+    this.#db = openServeDb(path, SCHEMA);
   }
 
   /** Keeps an alert, due now; on disk when this returns. */

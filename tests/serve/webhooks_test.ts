@@ -110,7 +110,8 @@ Deno.test("a refused connection is tried again and logged without the URL's secr
   const { sender: webhooks, outbox } = sender({ log, timeoutMs: 500, retryDelaysMs: [10], maxAgeMs: 100 });
   assert.equal(await webhooks.send(url, { text: "r" }, "job e ended"), false);
   assert.ok(log.lines.length >= 2, log.lines.join("\n"));
-  assert.match(log.lines.at(-1)!, /try \d failed \(.+\), giving up/);
+  // Given up by the try that found its next wait past the age, or by the look at the table after it (a busy machine).
+  assert.match(log.lines.at(-1)!, /try \d failed \(.+\), giving up|dropped undelivered after \d+ tries/);
   // Deno's fetch names the URL in its error: masked like every other mention of it.
   for (const line of log.lines) assert.ok(!line.includes("s3cret"), line);
   await webhooks.stop(100);
