@@ -161,11 +161,12 @@ export function createDashboard(options: DashboardOptions): Dashboard {
         log?.info(`dashboard: scheduled job ${added.id}`, { project: added.project, spider: added.spider });
         return seeOther(c, jobPageUrl(added));
       } catch (thrown) {
-        if (!isRefusal(thrown) && !(thrown instanceof JobExistsError)) throw thrown;
-        const text = thrown instanceof JobExistsError
-          ? `job '${form.get("jobid")}' already exists (job ids ignore case)`
-          // Cast: JobExistsError is an Error in shape, so some checks of the module graph narrow `thrown` to never.
-          : (thrown as Error).message;
+        // Each kind tested on its own: JobExistsError is an Error in shape, so `!isRefusal(x) && !(x instanceof
+        // JobExistsError)` narrowed the refusal branch to never in some checks of the module graph.
+        let text: string;
+        if (thrown instanceof JobExistsError) text = `job '${form.get("jobid")}' already exists (job ids ignore case)`;
+        else if (isRefusal(thrown)) text = thrown.message;
+        else throw thrown;
         return newJobPage(c, { form: "run", message: text, values: form });
       }
     });
@@ -196,8 +197,10 @@ export function createDashboard(options: DashboardOptions): Dashboard {
         log?.info(`dashboard: added schedule ${added.id}`, { project: added.job.project, cron: added.cron });
         return seeOther(c, "/#schedules");
       } catch (thrown) {
-        if (!isRefusal(thrown) && !(thrown instanceof ScheduleExistsError)) throw thrown;
-        const text = thrown instanceof ScheduleExistsError ? `${thrown.message} (names ignore case)` : thrown.message;
+        let text: string;
+        if (thrown instanceof ScheduleExistsError) text = `${thrown.message} (names ignore case)`;
+        else if (isRefusal(thrown)) text = thrown.message;
+        else throw thrown;
         return newJobPage(c, { form: "schedule", message: text, values: form });
       }
     });
