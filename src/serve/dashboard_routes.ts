@@ -16,6 +16,7 @@ import { formToParams, keptValues, rerunParams } from "./dashboard_params.ts";
 import { maskSecrets } from "../log.ts";
 import { readTail } from "./file_tail.ts";
 import { forwardedPrefix } from "./forwarded_prefix.ts";
+import { tooManyFields, urlencodedFields } from "./form_fields.ts";
 import { isServeName } from "./names.ts";
 import { jobPageUrl } from "./page_parts.ts";
 import { checkSchedule, isRefusal, ScheduleError } from "./schedule.ts";
@@ -52,12 +53,15 @@ function username(c: Context): string {
   return parseBasic(c.req.header("authorization"))?.username ?? "";
 }
 
-/** A form body (the browser sends urlencoded); anything else reads as an empty form, which the token check refuses. */
+/**
+ * A form body (the browser sends urlencoded); anything else, or a body of more fields than any of the forms has
+ * (form_fields.ts), reads as an empty form, which the token check refuses.
+ */
 async function formOf(c: Context): Promise<URLSearchParams> {
   const type = (c.req.header("content-type") ?? "").toLowerCase();
-  return type.startsWith("application/x-www-form-urlencoded")
-    ? new URLSearchParams(await c.req.text())
-    : new URLSearchParams();
+  if (!type.startsWith("application/x-www-form-urlencoded")) return new URLSearchParams();
+  const body = await c.req.text();
+  return tooManyFields(urlencodedFields(body)) ? new URLSearchParams() : new URLSearchParams(body);
 }
 
 export function createDashboard(options: DashboardOptions): Dashboard {
