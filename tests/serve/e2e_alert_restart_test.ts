@@ -2,8 +2,8 @@
  * Undelivered alerts outlive the service: a real `netweir serve` (cli.ts) whose webhook server on 127.0.0.1 answers
  * 503 is killed with SIGKILL with three alerts it could not deliver (a job that finished, a job cancelled while it
  * waited, and, found at the restart, the job that was running: lost). Started again on the same --dir with the server
- * now taking them, each alert arrives once, and the webhook's secret path is in no log line. About 20 s (two service
- * starts, two short crawls).
+ * now taking them, each alert arrives once, and the webhook's secret path is in no log line. 1 to 6 s (two service
+ * starts, two short crawls), more on a loaded machine.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
