@@ -2,7 +2,8 @@
  * Webhook delivery (src/serve/webhooks.ts, src/serve/alert_outbox.ts) against real HTTP servers on 127.0.0.1: taken at
  * once, tried again after a 500, a hung server's tries timed out and the alert given up at its maximum age, a 4xx not
  * tried again, a refused connection logged without the URL's secret path, an alert kept on disk across a sender's
- * stop and delivered by the next one with the same Idempotency-Key, and the bound on how many wait. About 3 s.
+ * stop and delivered by the next one with the same Idempotency-Key, the bound on how many wait, and the bound on
+ * tries under way at once. About 3 s.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -202,6 +203,25 @@ Deno.test("past the bound on waiting alerts the oldest is dropped, and one past 
   } finally {
     outbox.close();
     await receiver.close();
+  }
+});
+
+Deno.test("at most 16 tries are under way at once: alerts queued for a hung server wait their turn", async () => {
+  const hung = startWebhookReceiver();
+  hung.answerRest("hang");
+  const log = recordingLog();
+  const { sender: webhooks, outbox } = sender({ log, timeoutMs: 30_000 });
+  try {
+    for (let i = 0; i < 20; i++) void webhooks.send(hung.url, { text: `n${i}` }, `job n${i} ended`);
+    await hung.waitForCalls(16);
+    // Long enough for four more connections to arrive if nothing held them back (they are local and immediate).
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.equal(hung.calls.length, 16);
+    assert.equal(outbox.count(), 20, "the four others wait in the outbox");
+  } finally {
+    await hung.close();
+    await webhooks.stop(2_000);
+    outbox.close();
   }
 });
 
