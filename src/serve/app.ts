@@ -409,6 +409,7 @@ export function createApp(options: AppOptions): Hono {
         query,
         schedules: options.schedules?.list(),
         actions: dashboard.actions(c),
+        undeliveredAlerts: options.undeliveredAlerts?.(),
       }),
       DASHBOARD_CSP,
     );

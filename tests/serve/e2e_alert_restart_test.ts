@@ -1,9 +1,9 @@
 /**
  * Undelivered alerts outlive the service: a real `netweir serve` (cli.ts) whose webhook server on 127.0.0.1 answers
- * 503 is killed with SIGKILL with three alerts it could not deliver (a job that finished, a job cancelled while it
- * waited, and, found at the restart, the job that was running: lost). Started again on the same --dir with the server
- * now taking them, each alert arrives once, and the webhook's secret path is in no log line. 1 to 6 s (two service
- * starts, two short crawls), more on a loaded machine.
+ * 503 is killed with SIGKILL with two alerts it could not deliver (a job that finished, a job cancelled while it
+ * waited); the job that was running is found lost at the restart. Started again on the same --dir with the server now
+ * taking them, each of the three alerts arrives once, the status page says how many wait meanwhile, and the webhook's
+ * secret path is in no log line. 1 to 6 s (two service starts, two short crawls), more on a loaded machine.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -54,6 +54,7 @@ Deno.test("alerts a refusing webhook did not take survive kill -9 and arrive onc
         return Promise.resolve((refused.has("nightly") && refused.has("never")) || undefined);
       });
       assert.equal(await undelivered(first), 2);
+      assert.match((await first.text("/")).body, /<strong>2 alerts are waiting for a webhook that has not taken them/);
       await first.process.waitFor(
         /webhook http:\/\/127\.0\.0\.1:\d+\/\*\*\* for job nightly ended: try 1 failed \(HTTP 503\), trying again in 2 s/,
       );
@@ -65,6 +66,7 @@ Deno.test("alerts a refusing webhook did not take survive kill -9 and arrive onc
       await poll("every alert delivered", async () => (await undelivered(second!)) === 0 || undefined);
       const said = second.process.output().stderr;
       assert.match(said, /2 undelivered alerts from before this start: trying them again/);
+      assert.doesNotMatch((await second.text("/")).body, /waiting for a webhook/);
       // Stopped cleanly: nothing is under way, so nothing more can be sent.
       await second.stop();
       const outbox = new AlertOutbox(servePaths(serveDir).jobsDb);
