@@ -1,5 +1,5 @@
 /**
- * Alerts not yet delivered, kept in DIR/jobs.db (table `alerts`, on a connection of its own) so that a webhook server
+ * Alerts not yet delivered, kept in DIR/jobs.db (table `alerts`, on the job table's connection) so that a webhook server
  * that is down when a job ends, or a service killed while it waits to try again, loses nothing: the alert is there at
  * the next start, with the number of tries it has had and when to try next. A row is deleted once its webhook has
  * taken it, or when it is given up (a 4xx, its age, or the bound on how many wait), which webhooks.ts logs.
@@ -60,9 +60,20 @@ function toAlert(row: Record<string, SQLOutputValue>): QueuedAlert {
 export class AlertOutbox {
   readonly #db: DatabaseSync;
 
-  /** Opens the table in the SQLite file `path` (":memory:" for a queue that dies with the process). */
-  constructor(path: string) {
-    this.#db = openServeDb(path, SCHEMA);
+  readonly #ownConnection: boolean;
+
+  /**
+   * Opens the table in the SQLite file `path` (":memory:" for a queue that dies with the process), or on a connection
+   * already open (JobStore's, so that a job's end and its alert are one transaction), which close() then leaves open.
+   */
+  constructor(where: string | DatabaseSync) {
+    this.#ownConnection = typeof where === "string";
+    if (typeof where === "string") {
+      this.#db = openServeDb(where, SCHEMA);
+    } else {
+      this.#db = where;
+      this.#db.exec(SCHEMA);
+    }
   }
 
   /** Keeps an alert, due now; on disk when this returns. */
@@ -124,7 +135,8 @@ export class AlertOutbox {
     return Number(this.#db.prepare("SELECT COUNT(*) AS n FROM alerts").get()?.n ?? 0);
   }
 
+  /** Closes the connection if this outbox opened it. */
   close(): void {
-    if (this.#db.isOpen) this.#db.close();
+    if (this.#ownConnection && this.#db.isOpen) this.#db.close();
   }
 }

@@ -124,10 +124,12 @@ export class JobRunner implements JobService {
     if (!job || job.project.toLowerCase() !== project.toLowerCase()) return undefined;
     if (job.state === "pending") {
       // Kept, as finished/cancelled, rather than deleted as scrapyd does: it stays in listjobs with its outcome.
-      this.#store.markFinished(job.id, "cancelled");
+      this.#store.together(() => {
+        this.#store.markFinished(job.id, "cancelled");
+        // Alerted like every other end: a night's scheduled run that never ran is news to whoever reads the alerts.
+        this.#tell("ended", this.#store.get(job.id) ?? job, null);
+      });
       this.#log.info(`job ${job.id} cancelled before it started`);
-      // Alerted like every other end: a night's scheduled run that never ran is news to whoever reads the alerts.
-      this.#tell("ended", this.#store.get(job.id) ?? job, null);
       this.#notify(job.id);
       this.#prune();
     } else if (job.state === "running") {
@@ -243,11 +245,13 @@ export class JobRunner implements JobService {
       // Past the limits, or its folders or log file could not be made: the job cannot run. Saying so in its log
       // may fail too (#note then says so in the service's log).
       rmSync(this.#paths.jobSpecFile(job), { force: true });
-      this.#store.markRunning(job.id, null);
-      this.#store.markFinished(job.id, "failed");
       this.#note(job, "ERROR", `could not start: ${(error as Error).message}`);
       this.#log.error(`job ${job.id} could not start: ${(error as Error).message}`);
-      this.#tell("ended", this.#store.get(job.id) ?? job, null);
+      this.#store.together(() => {
+        this.#store.markRunning(job.id, null);
+        this.#store.markFinished(job.id, "failed");
+        this.#tell("ended", this.#store.get(job.id) ?? job, null);
+      });
       this.#track(this.#afterEnd(job.id));
       return;
     }
@@ -271,11 +275,14 @@ export class JobRunner implements JobService {
     // Its last stats tell a crawl whose monitors failed from one that failed (job_outcome.ts), and go with its alert.
     const stats = await readJobStats(this.#paths.statsFile(record));
     const outcome = jobOutcome(exit, running.cancelled, stats);
-    this.#store.markFinished(record.id, outcome);
+    // The end and its alert on disk together: a service killed between two commits would have lost the alert.
+    this.#store.together(() => {
+      this.#store.markFinished(record.id, outcome);
+      this.#tell("ended", this.#store.get(record.id) ?? record, stats);
+    });
     this.#running.delete(record.id);
     const how = exit.signal ? `signal ${exit.signal}` : `exit status ${exit.code}`;
     this.#log.info(`job ${record.id} ${outcome} (${how})`);
-    this.#tell("ended", this.#store.get(record.id) ?? record, stats);
     await this.#afterEnd(record.id);
   }
 

@@ -5,7 +5,7 @@
  */
 import type { Logger } from "../spider/types.ts";
 import { acquireDirLock } from "./dir_lock.ts";
-import { AlertOutbox } from "./alert_outbox.ts";
+import type { AlertOutbox } from "./alert_outbox.ts";
 import type { JobAlerts } from "./alerts.ts";
 import { type CliCommand, JobRunner } from "./job_runner.ts";
 import { JobStore } from "./job_store.ts";
@@ -72,7 +72,8 @@ export async function openJobService(options: OpenJobServiceOptions): Promise<Op
     const paths = servePaths(lock.dir);
     store = new JobStore(paths.jobsDb);
     scheduleStore = new ScheduleStore(paths.jobsDb);
-    outbox = new AlertOutbox(paths.jobsDb);
+    // On the job table's connection: a job's end and its alert are written in one transaction.
+    outbox = store.alertOutbox();
     const alerts = options.alerts?.(outbox);
     const runner = new JobRunner({
       store,

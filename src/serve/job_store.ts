@@ -5,6 +5,7 @@
  */
 import { DatabaseSync, type SQLOutputValue } from "node:sqlite";
 import { inTransaction } from "../sqlite.ts";
+import { AlertOutbox } from "./alert_outbox.ts";
 import { keepPrivate, keepPrivateIfThere } from "./private_files.ts";
 import { JobExistsError, type JobOutcome, type JobRecord, type JobState, type NewJob } from "./types.ts";
 
@@ -245,6 +246,20 @@ export class JobStore {
       counts[String(row.state) as JobState] = Number(row.n);
     }
     return counts;
+  }
+
+  /**
+   * Runs `body` in one transaction of this store's connection, together with whatever it writes through
+   * {@link alertOutbox}: a job's end and its alert are on disk together or not at all. `body` must not start a
+   * transaction of its own (markRunningAsLost and prune do).
+   */
+  together<T>(body: () => T): T {
+    return this.#transaction(body);
+  }
+
+  /** The alert outbox on this store's connection, so that {@link together} covers its writes too. */
+  alertOutbox(): AlertOutbox {
+    return new AlertOutbox(this.#db);
   }
 
   /** Closes the database file. */

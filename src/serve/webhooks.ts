@@ -138,7 +138,9 @@ export class WebhookSender {
     }
     const alert = this.#outbox.add({ url, body: JSON.stringify(payload), what }, this.#now());
     const outcome = new Promise<boolean>((resolve) => this.#outcomes.set(alert.seq, resolve));
-    this.#pump();
+    // After the caller's synchronous work: a job's end and its alert's row are one transaction (JobStore.together),
+    // which must commit before the pump starts transactions of its own on that connection.
+    queueMicrotask(() => this.#pump());
     return outcome;
   }
 
