@@ -95,11 +95,12 @@ export class JobRunner implements JobService {
   start(): JobRecord[] {
     if (this.#started) throw new Error("the job runner has already started");
     this.#started = true;
-    const lost = this.#store.markRunningAsLost();
+    const lost = this.#store.markRunningAsLost(Date.now(), (lost) => {
+      // Their alerts in the same transaction; stats read now, since pruning below may forget a job and its files.
+      for (const job of lost) this.#tell("ended", job, readJobStatsSync(this.#paths.statsFile(job)));
+    });
     for (const job of lost) {
       this.#log.warning(`job ${job.id} (${job.project}/${job.spider}) was running when the service stopped: lost`);
-      // Read now: pruning below may forget the job and delete its stats.
-      this.#tell("ended", this.#store.get(job.id) ?? job, readJobStatsSync(this.#paths.statsFile(job)));
     }
     this.#prune();
     this.#startWaiting();
@@ -255,10 +256,13 @@ export class JobRunner implements JobService {
       this.#track(this.#afterEnd(job.id));
       return;
     }
-    this.#store.markRunning(job.id, crawl.pid ?? null);
-    const record = this.#store.get(job.id) ?? job;
+    const record = this.#store.together(() => {
+      this.#store.markRunning(job.id, crawl.pid ?? null);
+      const started = this.#store.get(job.id) ?? job;
+      this.#tell("started", started, null);
+      return started;
+    });
     this.#log.info(`job ${job.id} started: ${job.project}/${job.spider}, pid ${crawl.pid}`);
-    this.#tell("started", record, null);
     const running: RunningJob = { record, crawl, cancelled: false, done: Promise.resolve() };
     running.done = crawl.exited.then((exit) => this.#ended(running, exit)).catch((error) =>
       this.#log.error(`job ${job.id}: could not record its end: ${(error as Error).message}`)

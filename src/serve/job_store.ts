@@ -202,20 +202,23 @@ export class JobStore {
 
   /**
    * At start-up: the jobs still marked running belong to a service that died without seeing them end. They become
-   * finished with outcome lost, and are returned.
+   * finished with outcome lost, and are returned; `also` is given them inside the same transaction.
    */
-  markRunningAsLost(at: number = Date.now()): JobRecord[] {
+  markRunningAsLost(at: number = Date.now(), also?: (lost: JobRecord[]) => void): JobRecord[] {
     return this.#transaction(() => {
       const rows = this.#db.prepare(`SELECT ${COLUMNS} FROM jobs WHERE state = 'running' ORDER BY created_at, seq`)
         .all();
       this.#db.prepare("UPDATE jobs SET state = 'finished', outcome = 'lost', ended_at = ? WHERE state = 'running'")
         .run(at);
-      return rows.map((row) => ({
+      const lost = rows.map((row) => ({
         ...toRecord(row),
         state: "finished" as const,
         outcome: "lost" as const,
         endedAt: at,
       }));
+      // In the same transaction: their alerts (through alertOutbox()) are on disk with them or not at all.
+      also?.(lost);
+      return lost;
     });
   }
 

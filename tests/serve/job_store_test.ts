@@ -239,3 +239,22 @@ Deno.test("a job's end and its alert are one transaction: both on disk, or neith
     assert.equal(store.get("kept")?.state, "finished", "closing the outbox leaves the store's connection open");
   });
 });
+
+Deno.test("jobs found running at a start are marked lost in the same transaction as what is done with them", async () => {
+  await withStore((store) => {
+    const outbox = store.alertOutbox();
+    store.add(fakeJob("cut", "/tmp"));
+    store.markRunning("cut", 4242);
+    assert.throws(() =>
+      store.markRunningAsLost(5, (lost) => {
+        for (const job of lost) outbox.add({ url: "http://127.0.0.1:9/h", body: "{}", what: `job ${job.id} ended` }, 5);
+        throw new Error("killed here");
+      }), /killed here/);
+    assert.deepEqual([store.get("cut")?.state, outbox.count()], ["running", 0], "neither happened");
+    const seen: string[] = [];
+    const lost = store.markRunningAsLost(6, (jobs) => seen.push(...jobs.map((job) => `${job.id} ${job.outcome}`)));
+    assert.deepEqual(seen, ["cut lost"]);
+    assert.deepEqual(lost.map((job) => [job.id, job.state, job.endedAt]), [["cut", "finished", 6]]);
+    outbox.close();
+  });
+});
