@@ -6,15 +6,10 @@
  * secret path is in no log line. 1 to 6 s (two service starts, two short crawls), more on a loaded machine.
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { writeFile } from "node:fs/promises";
 import { AlertOutbox } from "../../src/serve/alert_outbox.ts";
 import { servePaths } from "../../src/serve/paths.ts";
-import { startFixtureSite } from "../helpers/fixture_site.ts";
-import { sendSignal } from "../helpers/signal.ts";
-import { processGone } from "./_job_helpers.ts";
-import { withTempDir } from "./_setup.ts";
-import { poll, type ServeProcess, startServe, stopQuietly } from "./_e2e_service.ts";
+import { poll, type ServeProcess, withRestarts } from "./_e2e_service.ts";
 import type { ReceivedCall } from "./_webhook_receiver.ts";
 import { startWebhookReceiver } from "./_webhook_receiver.ts";
 
@@ -28,24 +23,18 @@ async function undelivered(service: ServeProcess): Promise<number> {
 }
 
 Deno.test("alerts a refusing webhook did not take survive kill -9 and arrive once after the restart", async () => {
-  const site = await startFixtureSite({ books: 3 });
   const receiver = startWebhookReceiver();
   receiver.answerRest(503);
-  let first: ServeProcess | undefined;
-  let second: ServeProcess | undefined;
-  let orphan: number | undefined;
   try {
-    await withTempDir(async (dir) => {
-      const serveDir = join(dir, "serve");
-      const gate = join(dir, "gate");
+    await withRestarts(3, async ({ site, serveDir, gate, start, orphan }) => {
       const env = { NETWEIR_SERVE_ALERT_WEBHOOK: `${receiver.url}${SECRET}` };
-      first = await startServe(serveDir, ["--max-jobs", "1"], { env });
+      const first = await start(["--max-jobs", "1"], { env });
       const books = { project: "shop", spider: "books", site: site.url };
       await first.post("schedule.json", { ...books, jobid: "nightly" });
       assert.equal((await first.waitForJob("nightly", "finished")).outcome, "finished");
       // One job holds the only slot, so the next waits, and is cancelled while it waits.
       await first.post("schedule.json", { ...books, jobid: "held", gate });
-      orphan = (await first.waitForJob("held", "running")).pid!;
+      orphan((await first.waitForJob("held", "running")).pid!);
       await first.post("schedule.json", { ...books, jobid: "never" });
       assert.equal((await first.post("cancel.json", { project: "shop", job: "never" })).prevstate, "pending");
 
@@ -62,8 +51,8 @@ Deno.test("alerts a refusing webhook did not take survive kill -9 and arrive onc
       await first.process.kill("SIGKILL");
       assert.equal((await first.process.wait()).signal, "SIGKILL");
       receiver.answerRest(200);
-      second = await startServe(serveDir, ["--max-jobs", "1"], { env });
-      await poll("every alert delivered", async () => (await undelivered(second!)) === 0 || undefined);
+      const second = await start(["--max-jobs", "1"], { env });
+      await poll("every alert delivered", async () => (await undelivered(second)) === 0 || undefined);
       const said = second.process.output().stderr;
       assert.match(said, /2 undelivered alerts from before this start: trying them again/);
       assert.doesNotMatch((await second.text("/")).body, /waiting for a webhook/);
@@ -98,10 +87,6 @@ Deno.test("alerts a refusing webhook did not take survive kill -9 and arrive onc
       await writeFile(gate, "");
     });
   } finally {
-    await stopQuietly(second);
-    await stopQuietly(first);
     await receiver.close();
-    await site.close();
-    if (orphan !== undefined && !(await processGone(orphan))) await sendSignal(orphan, "SIGKILL").catch(() => {});
   }
 });
