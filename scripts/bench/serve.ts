@@ -12,7 +12,11 @@
  *   jobs in the table. The spider files are unchanged between requests: the service reads them once (at start-up)
  *   and answers from what they declared, so these figures are the cost of a request, not of reading files.
  * - then the cost of an edit: one file of the 14 touched before each of EDITS listspiders.json requests, so each
- *   request reads that file again in one child process.
+ *   request reads that file again in one child process. The jobs the schedule requests queued are cancelled first,
+ *   and the running one awaited, so that crawl processes starting one after the other do not compete with the
+ *   reading child for the CPU; and besides the times, the CPU seconds the service's children used over the edits
+ *   (cutime + cstime in /proc/PID/stat, Linux), per edit: the reading child's own cost, which the machine's load
+ *   does not change.
  * - the status page (`/`) and `/metrics` with the FINISHED jobs and SCHEDULES periodic schedules (written straight
  *   through ScheduleStore, due next year so none fires): time per request and size of the answer.
  * - first, in this process and before the service starts, the status page's render alone (renderStatusPage over the
@@ -26,7 +30,7 @@
  *   deno run -A scripts/bench/serve.ts [REQUESTS=200] [FINISHED=1000] [SCHEDULES=50]
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { utimesSync } from "node:fs";
+import { readFileSync, utimesSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -270,6 +274,34 @@ function schedule(url: string, project: string, spider: string) {
   }];
 }
 
+/**
+ * Cancels every waiting job and waits for the running ones to end: the service is then idle, and what is measured
+ * next competes with no crawl process.
+ */
+async function drainJobs(url: string): Promise<void> {
+  for (;;) {
+    const jobs = JSON.parse(await (await fetch(`${url}listjobs.json`)).text());
+    for (const job of jobs.pending) {
+      const body = new URLSearchParams({ project: job.project, job: job.id });
+      await (await fetch(`${url}cancel.json`, { method: "POST", body })).body?.cancel();
+    }
+    if (jobs.pending.length === 0 && jobs.running.length === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** CPU seconds of a process's children that have ended (cutime + cstime), or NaN where there is no /proc. */
+function childrenCpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command name (which may hold spaces, in parentheses): cutime and cstime are the 14th and 15th.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[13]) + Number(fields[14])) / 100; // USER_HZ, 100 on Linux
+  } catch {
+    return NaN;
+  }
+}
+
 /** The 1, 5 and 15 minute load averages (zeros where the system has none, as on Windows). */
 function loadAverage(): string {
   return loadavg().map((value) => value.toFixed(2)).join(", ");
@@ -301,12 +333,16 @@ try {
     await measure(`listspiders.json, ${MANY_FILES} files`, requests, () => [`${url}listspiders.json?project=many`]);
     await measure("schedule.json, 1 file", requests, schedule(url, "one", "plain"));
     await measure(`schedule.json, ${MANY_FILES} files`, requests, schedule(url, "many", "plain7"));
+    await drainJobs(url);
     // An edit before each request: the touched file is read again, in one child process, and only that one.
+    const cpuBefore = childrenCpuSeconds(child.pid!);
     await measure(`listspiders.json, ${MANY_FILES} files, 1 just edited`, EDITS, (i) => {
       const at = new Date(Date.now() + 1000 * (i + 10));
       utimesSync(join(many, "plain3.ts"), at, at);
       return [`${url}listspiders.json?project=many`];
     });
+    const cpuPerEdit = (childrenCpuSeconds(child.pid!) - cpuBefore) / (EDITS + WARM_UP);
+    console.log(`  CPU of the reading children: ${(cpuPerEdit * 1000).toFixed(0)} ms per edit (load ${loadAverage()})`);
     const after = await measure("listjobs.json, after scheduling", requests, () => [`${url}listjobs.json`]);
     console.log(`  the table then: ${jobCounts(after)}`);
     const page = await measure(`status page, ${scheduleCount} schedules`, requests, () => [url]);

@@ -5,12 +5,13 @@
  * - the real service (`netweir serve`, a process of its own, --max-jobs 2) on a free port of 127.0.0.1, serving one
  *   project with the spider a user would write for a shop (tests/helpers/breaking_shop.ts: follow every product, yield
  *   its title and price; 10 products, markup intact), crawling a shop on 127.0.0.1;
- * - JOBS jobs scheduled at once, three times: without alerts, with every job alerting a webhook server on 127.0.0.1
- *   that answers at once, and with every job alerting one that never answers (--alert-timeout 60, so each delivery
- *   hangs for the whole run);
+ * - JOBS jobs scheduled at once, four times: without alerts, with every job alerting a webhook server on 127.0.0.1
+ *   that answers at once, with every job alerting one that never answers (--alert-timeout 60, so each delivery
+ *   hangs for the whole run), and with every job alerting one that answers 503 (each alert kept in jobs.db and tried
+ *   again after 2 s, 10 s, 30 s ...);
  * - for each: the wall time from the first schedule.json to the last job finished, daemonstatus.json's latency
  *   sampled every 100 ms meanwhile (median, max), and for the answering webhook the delay from a job's end_time to
- *   its alert arriving (median, max).
+ *   its alert arriving (median, max); at the end, how many alerts wait undelivered (/metrics).
  *
  *   deno run -A scripts/bench/serve_alerts.ts [JOBS=10]
  */
@@ -31,6 +32,8 @@ interface Run {
   wallMs: number;
   statusMs: number[];
   alertDelayMs: number[];
+  /** Alerts waiting for their webhook when the last job had finished. */
+  undelivered: number;
 }
 
 async function run(label: string, shopUrl: string, webhook: string | undefined, extra: string[]): Promise<Run> {
@@ -60,7 +63,9 @@ async function run(label: string, shopUrl: string, webhook: string | undefined, 
     const listed = await service.jobs();
     const outcomes = new Set(listed.finished.map((job) => job.outcome));
     if (outcomes.size !== 1 || !outcomes.has("finished")) throw new Error(`${label}: outcomes ${[...outcomes]}`);
-    return { wallMs, statusMs, alertDelayMs: [] };
+    const metrics = (await service.text("/metrics")).body;
+    const undelivered = Number(metrics.match(/^netweir_serve_alerts_undelivered (\d+)$/m)?.[1]);
+    return { wallMs, statusMs, alertDelayMs: [], undelivered };
   } finally {
     await stopQuietly(service);
     await rm(dir, { recursive: true, force: true });
@@ -76,12 +81,14 @@ function report(label: string, result: Run): void {
       fmt(Math.max(...result.alertDelayMs))
     })`;
   }
-  console.log(line);
+  console.log(`${line}; ${result.undelivered} alerts undelivered at the end`);
 }
 
 const shop = startBreakingShop();
 const answering = startWebhookReceiver();
 const hung = startWebhookReceiver(Array.from({ length: jobs }, () => "hang" as const));
+const refusing = startWebhookReceiver();
+refusing.answerRest(503);
 try {
   console.log(`${navigator.userAgent}, ${cpus().length} CPUs, load ${loadavg().map((n) => n.toFixed(1)).join(" ")}`);
   report("no alerts", await run("none", shop.url, undefined, []));
@@ -95,7 +102,10 @@ try {
   const stuck = await run("hung", shop.url, hung.url, ["--alert-timeout", "60"]);
   report("webhook never answering", stuck);
   console.log(`(the hung server held ${hung.calls.length} alert calls open while the jobs ran)`);
+  report("webhook answering 503", await run("refusing", shop.url, refusing.url, []));
+  console.log(`(the refusing server was called ${refusing.calls.length} times while the jobs ran)`);
 } finally {
+  await refusing.close();
   await hung.close();
   await answering.close();
   await shop.close();

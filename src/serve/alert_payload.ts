@@ -27,8 +27,9 @@ export interface AlertPayload {
     schedule: string | null;
     start_time: string | null;
     end_time: string | null;
-    log_url: string;
-    items_url: string;
+    /** null for a job that never started (cancelled while it waited): it has no log or items. */
+    log_url: string | null;
+    items_url: string | null;
     page_url: string;
     settings: Record<string, string>;
     args: Record<string, string>;
@@ -68,6 +69,7 @@ function textLine(event: AlertEvent, job: JobRecord, nodeName: string, stats: Re
   if (event === "started") return `${who} started`;
   const reason = typeof stats?.finish_reason === "string" ? ` (${stats.finish_reason})` : "";
   const outcome = job.outcome ?? "finished";
+  if (outcome === "cancelled" && job.startedAt === null) return `${who} was cancelled before it started`;
   const parts = [`${who} ${OUTCOME_WORDS[outcome]}${outcome === "finished" ? reason : ""}`];
   const figures = numbers(stats);
   if (figures !== "") parts.push(figures);
@@ -86,6 +88,8 @@ export function alertPayload(
   // The chart's points are the job page's; the webhook gets the numbers, as jobstats.json does.
   const shown = stats && Object.fromEntries(Object.entries(stats).filter(([key]) => key !== "series"));
   const masked = maskStrings(shown) as Record<string, unknown> | null;
+  // Cancelled while it waited: no process ever ran, so no log or items file exists (their URLs answer 404).
+  const neverStarted = job.state === "finished" && job.startedAt === null && job.outcome === "cancelled";
   return {
     text: textLine(event, job, nodeName, masked),
     event,
@@ -99,8 +103,8 @@ export function alertPayload(
       schedule: job.schedule,
       start_time: iso(job.startedAt),
       end_time: iso(job.endedAt),
-      log_url: logUrl(job),
-      items_url: itemsUrl(job),
+      log_url: neverStarted ? null : logUrl(job),
+      items_url: neverStarted ? null : itemsUrl(job),
       page_url: `/job/${encodeURIComponent(job.project)}/${encodeURIComponent(job.id)}`,
       settings: maskedPairs(job.settings, maskSetting),
       args: maskedPairs(job.args, maskArgument),

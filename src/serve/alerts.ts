@@ -2,10 +2,12 @@
  * Job alerts: when a job starts (if asked) and when it ends, its webhook is called with alert_payload.ts's payload.
  * A job's webhook is its `alert_webhook` setting (given at schedule time, by its periodic schedule, or by the
  * spider's own settings, which schedule.json copies into the job), else the service's (--alert-webhook); the
- * setting given as null turns the service's off for that job. Deliveries run on their own (webhooks.ts): the job
- * runner hands the job over and carries on.
+ * setting given as null turns the service's off for that job. An alert is kept in the outbox (alert_outbox.ts, in
+ * jobs.db) until its webhook takes it, and delivered on its own (webhooks.ts): the job runner hands the job over and
+ * carries on.
  */
 import { Settings } from "../settings/settings.ts";
+import { AlertOutbox } from "./alert_outbox.ts";
 import type { Logger } from "../spider/types.ts";
 import { type AlertEvent, alertPayload } from "./alert_payload.ts";
 import type { JobRecord } from "./types.ts";
@@ -29,8 +31,10 @@ export interface JobAlertsOptions {
   /** Call the service-wide webhook when jobs start too (--alert-start). */
   alertStart?: boolean;
   log: Logger;
-  /** Tries and timeouts (webhooks.ts's defaults otherwise). */
-  delivery?: Omit<WebhookOptions, "log">;
+  /** Where alerts wait until delivered: jobs.db's, so they outlive a restart (an in-memory one when not given). */
+  outbox?: AlertOutbox;
+  /** Tries, timeouts and bounds (webhooks.ts's defaults otherwise). */
+  delivery?: Omit<WebhookOptions, "log" | "outbox">;
 }
 
 const ALERT_PAIR = /^(alert_webhook|alertWebhook|alert_start|alertStart)\s*=/;
@@ -52,9 +56,23 @@ function jobAlertSettings(job: JobRecord): { webhook?: string | null; start?: bo
 export class JobAlerts implements JobEvents {
   readonly #options: JobAlertsOptions;
   readonly #sender: WebhookSender;
+  /** The outbox this made itself (no outbox given), closed with it. */
+  readonly #ownOutbox: AlertOutbox | undefined;
   constructor(options: JobAlertsOptions) {
     this.#options = options;
-    this.#sender = new WebhookSender({ ...options.delivery, log: options.log });
+    this.#ownOutbox = options.outbox ? undefined : new AlertOutbox(":memory:");
+    const outbox = options.outbox ?? this.#ownOutbox!;
+    this.#sender = new WebhookSender({ ...options.delivery, outbox, log: options.log });
+  }
+
+  /** Starts delivering the alerts a service before this one left undelivered. */
+  resume(): void {
+    this.#sender.resume();
+  }
+
+  /** How many alerts wait for their webhook (/metrics). */
+  undelivered(): number {
+    return this.#sender.queued();
   }
 
   /** The webhook a job's alerts go to, or undefined when it has none. */
@@ -72,9 +90,13 @@ export class JobAlerts implements JobEvents {
     this.#fire("ended", job, stats);
   }
 
-  /** Waits for deliveries under way, at most `limitMs`. */
-  settle(limitMs: number): Promise<void> {
-    return this.#sender.settle(limitMs);
+  /**
+   * Stops delivering: waits for tries under way at most `limitMs`; what is not delivered stays in the outbox for the
+   * next start. Call it before the outbox is closed.
+   */
+  async stop(limitMs: number): Promise<void> {
+    await this.#sender.stop(limitMs);
+    this.#ownOutbox?.close();
   }
 
   #fire(event: AlertEvent, job: JobRecord, stats: Record<string, unknown> | null): void {

@@ -27,6 +27,7 @@ import { addScheduleEndpoints } from "./schedule_routes.ts";
 import { withForwardedPrefix } from "./forwarded_prefix.ts";
 import { logParserStats } from "./logparser_stats.ts";
 import { METRICS_CONTENT_TYPE, renderMetrics } from "./metrics.ts";
+import { multipartBoundary, multipartFields, tooManyFields, urlencodedFields } from "./form_fields.ts";
 import { runtime } from "../runtime/mod.ts";
 import { createDashboard } from "./dashboard_routes.ts";
 import { DASHBOARD_CSP } from "./dashboard_pages.ts";
@@ -54,6 +55,8 @@ export interface AppOptions {
   log?: Logger;
   /** Periodic schedules (addschedule.json and the rest); without it those endpoints are not there. */
   schedules?: Scheduler;
+  /** How many alerts wait for their webhook (/metrics); 0 when not given. */
+  undeliveredAlerts?: () => number;
 }
 
 /** How much of a job's log its page shows (the end of it), and how many of its last items. */
@@ -74,15 +77,29 @@ const NO_DEPLOYING = "netweir serve does not deploy code over HTTP: put the spid
 /** The query string and a form body (urlencoded or multipart) as one list: query first, as scrapyd reads them. */
 async function requestParams(request: Request): Promise<URLSearchParams> {
   const query = new URL(request.url).search.slice(1);
-  const type = (request.headers.get("content-type") ?? "").toLowerCase();
+  const contentType = request.headers.get("content-type") ?? "";
+  const type = contentType.toLowerCase();
+  // Counted before anything is parsed (form_fields.ts): a body cut into tiny fields is the costliest to parse.
+  let fields = urlencodedFields(query);
+  const refuseIfTooMany = () => {
+    const problem = tooManyFields(fields);
+    if (problem) throw new ScheduleError(problem);
+  };
   if (type.startsWith("application/x-www-form-urlencoded")) {
-    // Parsed as one text, "&" between: appending a 1 MB body's 116,000 pairs one by one took 210 ms.
     const body = await request.text();
+    fields += urlencodedFields(body);
+    refuseIfTooMany();
+    // Parsed as one text, "&" between: appending a 1 MB body's 116,000 pairs one by one took 210 ms.
     return new URLSearchParams(query === "" ? body : body === "" ? query : `${query}&${body}`);
   }
+  refuseIfTooMany();
   const params = new URLSearchParams(query);
   if (type.startsWith("multipart/form-data")) {
-    const form = await request.formData().catch(() => {
+    const body = new Uint8Array(await request.arrayBuffer());
+    const boundary = multipartBoundary(contentType);
+    if (boundary !== undefined) fields += multipartFields(body, boundary);
+    refuseIfTooMany();
+    const form = await new Response(body, { headers: { "content-type": contentType } }).formData().catch(() => {
       throw new ScheduleError("the multipart form body could not be read");
     });
     for (const [name, value] of form) if (typeof value === "string") params.append(name, value);
@@ -373,6 +390,7 @@ export function createApp(options: AppOptions): Hono {
       schedules: options.schedules?.list() ?? [],
       jobById: (id) => jobs.get(id),
       memoryRss: runtime.memoryRss(),
+      undeliveredAlerts: options.undeliveredAlerts?.() ?? 0,
     });
     return c.body(text, 200, { "Content-Type": METRICS_CONTENT_TYPE, "Cache-Control": "no-store" });
   });
@@ -391,6 +409,7 @@ export function createApp(options: AppOptions): Hono {
         query,
         schedules: options.schedules?.list(),
         actions: dashboard.actions(c),
+        undeliveredAlerts: options.undeliveredAlerts?.(),
       }),
       DASHBOARD_CSP,
     );

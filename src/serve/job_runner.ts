@@ -95,11 +95,12 @@ export class JobRunner implements JobService {
   start(): JobRecord[] {
     if (this.#started) throw new Error("the job runner has already started");
     this.#started = true;
-    const lost = this.#store.markRunningAsLost();
+    const lost = this.#store.markRunningAsLost(Date.now(), (lost) => {
+      // Their alerts in the same transaction; stats read now, since pruning below may forget a job and its files.
+      for (const job of lost) this.#tell("ended", job, readJobStatsSync(this.#paths.statsFile(job)));
+    });
     for (const job of lost) {
       this.#log.warning(`job ${job.id} (${job.project}/${job.spider}) was running when the service stopped: lost`);
-      // Read now: pruning below may forget the job and delete its stats.
-      this.#tell("ended", this.#store.get(job.id) ?? job, readJobStatsSync(this.#paths.statsFile(job)));
     }
     this.#prune();
     this.#startWaiting();
@@ -124,7 +125,11 @@ export class JobRunner implements JobService {
     if (!job || job.project.toLowerCase() !== project.toLowerCase()) return undefined;
     if (job.state === "pending") {
       // Kept, as finished/cancelled, rather than deleted as scrapyd does: it stays in listjobs with its outcome.
-      this.#store.markFinished(job.id, "cancelled");
+      this.#store.together(() => {
+        this.#store.markFinished(job.id, "cancelled");
+        // Alerted like every other end: a night's scheduled run that never ran is news to whoever reads the alerts.
+        this.#tell("ended", this.#store.get(job.id) ?? job, null);
+      });
       this.#log.info(`job ${job.id} cancelled before it started`);
       this.#notify(job.id);
       this.#prune();
@@ -241,18 +246,23 @@ export class JobRunner implements JobService {
       // Past the limits, or its folders or log file could not be made: the job cannot run. Saying so in its log
       // may fail too (#note then says so in the service's log).
       rmSync(this.#paths.jobSpecFile(job), { force: true });
-      this.#store.markRunning(job.id, null);
-      this.#store.markFinished(job.id, "failed");
       this.#note(job, "ERROR", `could not start: ${(error as Error).message}`);
       this.#log.error(`job ${job.id} could not start: ${(error as Error).message}`);
-      this.#tell("ended", this.#store.get(job.id) ?? job, null);
+      this.#store.together(() => {
+        this.#store.markRunning(job.id, null);
+        this.#store.markFinished(job.id, "failed");
+        this.#tell("ended", this.#store.get(job.id) ?? job, null);
+      });
       this.#track(this.#afterEnd(job.id));
       return;
     }
-    this.#store.markRunning(job.id, crawl.pid ?? null);
-    const record = this.#store.get(job.id) ?? job;
+    const record = this.#store.together(() => {
+      this.#store.markRunning(job.id, crawl.pid ?? null);
+      const started = this.#store.get(job.id) ?? job;
+      this.#tell("started", started, null);
+      return started;
+    });
     this.#log.info(`job ${job.id} started: ${job.project}/${job.spider}, pid ${crawl.pid}`);
-    this.#tell("started", record, null);
     const running: RunningJob = { record, crawl, cancelled: false, done: Promise.resolve() };
     running.done = crawl.exited.then((exit) => this.#ended(running, exit)).catch((error) =>
       this.#log.error(`job ${job.id}: could not record its end: ${(error as Error).message}`)
@@ -269,11 +279,14 @@ export class JobRunner implements JobService {
     // Its last stats tell a crawl whose monitors failed from one that failed (job_outcome.ts), and go with its alert.
     const stats = await readJobStats(this.#paths.statsFile(record));
     const outcome = jobOutcome(exit, running.cancelled, stats);
-    this.#store.markFinished(record.id, outcome);
+    // The end and its alert on disk together: a service killed between two commits would have lost the alert.
+    this.#store.together(() => {
+      this.#store.markFinished(record.id, outcome);
+      this.#tell("ended", this.#store.get(record.id) ?? record, stats);
+    });
     this.#running.delete(record.id);
     const how = exit.signal ? `signal ${exit.signal}` : `exit status ${exit.code}`;
     this.#log.info(`job ${record.id} ${outcome} (${how})`);
-    this.#tell("ended", this.#store.get(record.id) ?? record, stats);
     await this.#afterEnd(record.id);
   }
 

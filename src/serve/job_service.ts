@@ -5,12 +5,14 @@
  */
 import type { Logger } from "../spider/types.ts";
 import { acquireDirLock } from "./dir_lock.ts";
-import type { JobEvents } from "./alerts.ts";
+import type { AlertOutbox } from "./alert_outbox.ts";
+import type { JobAlerts } from "./alerts.ts";
 import { type CliCommand, JobRunner } from "./job_runner.ts";
 import { JobStore } from "./job_store.ts";
 import { Scheduler } from "./scheduler.ts";
 import { ScheduleStore } from "./schedule_store.ts";
 import { servePaths } from "./paths.ts";
+import { DEFAULT_WEBHOOK_TIMEOUT_MS } from "./webhooks.ts";
 import type { JobRecord, ServePaths } from "./types.ts";
 
 export interface OpenJobServiceOptions {
@@ -32,8 +34,13 @@ export interface OpenJobServiceOptions {
    * fails (a port in use) touches no job.
    */
   deferStart?: boolean;
-  /** Told when jobs start and end (the service's alerts). */
-  events?: JobEvents;
+  /**
+   * The service's alerts, made once jobs.db is open: told when jobs start and end, their undelivered alerts kept in
+   * jobs.db's outbox until the next start.
+   */
+  alerts?: (outbox: AlertOutbox) => JobAlerts;
+  /** How long the stop waits for webhook calls under way (default 10 000 ms: one try's timeout). */
+  alertsStopMs?: number;
 }
 
 /** An open job service: the runner (the HTTP app's JobService), where things are, and how to stop. */
@@ -41,6 +48,8 @@ export interface OpenedJobService {
   runner: JobRunner;
   /** The periodic schedules; their timer runs from start() to close(). */
   scheduler: Scheduler;
+  /** The alerts, when `alerts` was given. */
+  alerts: JobAlerts | undefined;
   paths: ServePaths;
   /** Jobs found running at start-up, now finished with outcome lost (empty with deferStart: start() says). */
   lost: JobRecord[];
@@ -58,10 +67,14 @@ export async function openJobService(options: OpenJobServiceOptions): Promise<Op
   const lock = await acquireDirLock(options.dir);
   let store: JobStore | undefined;
   let scheduleStore: ScheduleStore | undefined;
+  let outbox: AlertOutbox | undefined;
   try {
     const paths = servePaths(lock.dir);
     store = new JobStore(paths.jobsDb);
     scheduleStore = new ScheduleStore(paths.jobsDb);
+    // On the job table's connection: a job's end and its alert are written in one transaction.
+    outbox = store.alertOutbox();
+    const alerts = options.alerts?.(outbox);
     const runner = new JobRunner({
       store,
       paths,
@@ -70,7 +83,7 @@ export async function openJobService(options: OpenJobServiceOptions): Promise<Op
       graceMs: options.graceMs,
       cliCommand: options.cliCommand,
       log: options.log,
-      events: options.events,
+      events: alerts,
     });
     const scheduler = new Scheduler({
       store: scheduleStore,
@@ -80,6 +93,8 @@ export async function openJobService(options: OpenJobServiceOptions): Promise<Op
     });
     // Jobs left running are marked lost before a schedule looks at its last job.
     const start = () => {
+      // Alerts a killed service left undelivered go before the lost jobs' own.
+      alerts?.resume();
       const lost = runner.start();
       scheduler.start();
       return lost;
@@ -87,10 +102,12 @@ export async function openJobService(options: OpenJobServiceOptions): Promise<Op
     const lost = options.deferStart ? [] : start();
     const openStore = store;
     const openSchedules = scheduleStore;
+    const openOutbox = outbox;
     let closing: Promise<void> | undefined;
     return {
       runner,
       scheduler,
+      alerts,
       paths,
       lost,
       start,
@@ -101,6 +118,9 @@ export async function openJobService(options: OpenJobServiceOptions): Promise<Op
         }
         scheduler.stop();
         closing = runner.shutdown().finally(async () => {
+          // The alerts of the jobs the stop cancelled get one try's time; what is left waits for the next start.
+          await alerts?.stop(options.alertsStopMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS).catch(() => {});
+          openOutbox.close();
           openSchedules.close();
           openStore.close();
           await lock.release();
@@ -109,6 +129,7 @@ export async function openJobService(options: OpenJobServiceOptions): Promise<Op
       },
     };
   } catch (error) {
+    outbox?.close();
     scheduleStore?.close();
     store?.close();
     await lock.release();

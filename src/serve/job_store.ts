@@ -5,6 +5,7 @@
  */
 import { DatabaseSync, type SQLOutputValue } from "node:sqlite";
 import { inTransaction } from "../sqlite.ts";
+import { AlertOutbox } from "./alert_outbox.ts";
 import { keepPrivate, keepPrivateIfThere } from "./private_files.ts";
 import { JobExistsError, type JobOutcome, type JobRecord, type JobState, type NewJob } from "./types.ts";
 
@@ -201,20 +202,23 @@ export class JobStore {
 
   /**
    * At start-up: the jobs still marked running belong to a service that died without seeing them end. They become
-   * finished with outcome lost, and are returned.
+   * finished with outcome lost, and are returned; `also` is given them inside the same transaction.
    */
-  markRunningAsLost(at: number = Date.now()): JobRecord[] {
+  markRunningAsLost(at: number = Date.now(), also?: (lost: JobRecord[]) => void): JobRecord[] {
     return this.#transaction(() => {
       const rows = this.#db.prepare(`SELECT ${COLUMNS} FROM jobs WHERE state = 'running' ORDER BY created_at, seq`)
         .all();
       this.#db.prepare("UPDATE jobs SET state = 'finished', outcome = 'lost', ended_at = ? WHERE state = 'running'")
         .run(at);
-      return rows.map((row) => ({
+      const lost = rows.map((row) => ({
         ...toRecord(row),
         state: "finished" as const,
         outcome: "lost" as const,
         endedAt: at,
       }));
+      // In the same transaction: their alerts (through alertOutbox()) are on disk with them or not at all.
+      also?.(lost);
+      return lost;
     });
   }
 
@@ -245,6 +249,20 @@ export class JobStore {
       counts[String(row.state) as JobState] = Number(row.n);
     }
     return counts;
+  }
+
+  /**
+   * Runs `body` in one transaction of this store's connection, together with whatever it writes through
+   * {@link alertOutbox}: a job's end and its alert are on disk together or not at all. `body` must not start a
+   * transaction of its own (markRunningAsLost and prune do).
+   */
+  together<T>(body: () => T): T {
+    return this.#transaction(body);
+  }
+
+  /** The alert outbox on this store's connection, so that {@link together} covers its writes too. */
+  alertOutbox(): AlertOutbox {
+    return new AlertOutbox(this.#db);
   }
 
   /** Closes the database file. */

@@ -18,6 +18,8 @@ export interface MetricsData {
   jobById: (id: string) => JobRecord | undefined;
   /** The service's resident memory, in bytes. */
   memoryRss: number;
+  /** Alerts kept until their webhook takes them (0 when not given). */
+  undeliveredAlerts?: number;
 }
 
 /** The Content-Type of the text format. */
@@ -126,6 +128,11 @@ export function renderMetrics(data: MetricsData): string {
     "netweir_serve_schedule_last_outcome",
     "1 for what a schedule's last due time came to: its job's outcome or state, skipped, none or unknown.",
     data.schedules.map((s) => [{ ...scheduleLabels(s), outcome: lastOutcome(s, data.jobById) }, 1]),
+  ));
+  parts.push(gauge(
+    "netweir_serve_alerts_undelivered",
+    "Alerts kept until their webhook takes them: failed tries waiting for the next, and calls under way.",
+    [[{}, data.undeliveredAlerts ?? 0]],
   ));
   parts.push(gauge("netweir_serve_memory_rss_bytes", "The service's resident memory.", [[{}, data.memoryRss]]));
   return parts.join("");

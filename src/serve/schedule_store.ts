@@ -4,8 +4,9 @@
  * schedule still says that due time: a service killed at any moment restarts with either both or neither, so a due
  * time is fired exactly once (docs/design/serve.md).
  */
-import { DatabaseSync, type SQLOutputValue } from "node:sqlite";
+import type { DatabaseSync, SQLOutputValue } from "node:sqlite";
 import { inTransaction } from "../sqlite.ts";
+import { openServeDb } from "./serve_db.ts";
 import { insertJob } from "./job_store.ts";
 import type { JobState, NewJob } from "./types.ts";
 
@@ -89,14 +90,7 @@ export class ScheduleStore {
   readonly #db: DatabaseSync;
 
   constructor(path: string) {
-    this.#db = new DatabaseSync(path);
-    try {
-      this.#db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;");
-      this.#db.exec(SCHEMA);
-    } catch (error) {
-      this.#db.close();
-      throw error;
-    }
+    this.#db = openServeDb(path, SCHEMA);
   }
 
   /** Adds a schedule due next at `nextAt`. Throws ScheduleExistsError when its name is taken. */

@@ -34,13 +34,6 @@ export async function startService(options: ServeOptions, log: Logger): Promise<
   // Projects are checked before --dir is touched: a typo in a path must not leave a lock or a database behind.
   const registry = createProjectRegistry(options.projects, runtime.cwd());
   const nodeName = hostname();
-  const alerts = new JobAlerts({
-    nodeName,
-    webhook: options.alertWebhook,
-    alertStart: options.alertStart,
-    log,
-    delivery: { timeoutMs: options.alertTimeout * 1000, retryDelaysMs: options.alertRetryDelaysMs },
-  });
   const jobs = await openJobService({
     dir: resolve(runtime.cwd(), options.dir),
     maxJobs: options.maxJobs,
@@ -49,7 +42,16 @@ export async function startService(options: ServeOptions, log: Logger): Promise<
     cliCommand: selfCli(),
     log,
     deferStart: true,
-    events: alerts,
+    alerts: (outbox) =>
+      new JobAlerts({
+        nodeName,
+        webhook: options.alertWebhook,
+        alertStart: options.alertStart,
+        log,
+        outbox,
+        delivery: { timeoutMs: options.alertTimeout * 1000, retryDelaysMs: options.alertRetryDelaysMs },
+      }),
+    alertsStopMs: options.alertTimeout * 1000,
   });
   // The runner has already logged each job it found running and marked lost (jobs.lost).
   const loopback = isLoopback(options.bind);
@@ -64,6 +66,7 @@ export async function startService(options: ServeOptions, log: Logger): Promise<
       : undefined,
     log,
     schedules: jobs.scheduler,
+    undeliveredAlerts: () => jobs.alerts?.undelivered() ?? 0,
   });
   try {
     await applyCliSchedules(options.schedules, jobs.scheduler, { registry, paths: jobs.paths });
@@ -99,9 +102,8 @@ export async function startService(options: ServeOptions, log: Logger): Promise<
       if (closing) return jobs.close(); // a second stop: the job service kills running jobs at once
       closing = (async () => {
         await server.close();
+        // Also gives the alerts of the jobs the stop cancelled one webhook try's time to land.
         await jobs.close();
-        // The alerts of the jobs the stop cancelled, given one webhook try's time to land.
-        await alerts.settle(options.alertTimeout * 1000);
       })();
       return closing;
     },

@@ -40,6 +40,8 @@ export interface StatusPageData {
   schedules?: readonly ScheduleRecord[];
   /** The session's token, for the buttons; without it the page has none. */
   actions?: PageActions;
+  /** Alerts waiting for their webhook to take them (webhooks.ts); said on the page when there are any. */
+  undeliveredAlerts?: number;
 }
 
 /** Finished jobs a page, and waiting jobs shown before "and N more". */
@@ -120,6 +122,16 @@ function scheduleRow(schedule: ScheduleRecord, actions: PageActions | undefined)
 const sameName = (a: string, b: string | undefined) => b === undefined || a.toLowerCase() === b.toLowerCase();
 
 /** The whole page, as HTML. */
+/** A line saying alerts wait for their webhook: an operator who reads no metrics sees it here. */
+function waitingAlerts(count: number): string {
+  if (count === 0) return "";
+  const what = count === 1 ? "1 alert is" : `${number(count)} alerts are`;
+  return `<p class="alerts-waiting"><strong>${what} waiting for a webhook that has not taken ${
+    count === 1 ? "it" : "them"
+  }</strong> <span class="dim">(tried again with growing waits, up to 24 h; the service's log says why each try ` +
+    `failed)</span></p>`;
+}
+
 export function renderStatusPage(data: StatusPageData): string {
   const query = data.query ?? { page: 1 };
   const shown = data.jobs.filter((job) => sameName(job.project, query.project) && sameName(job.spider, query.spider));
@@ -163,6 +175,7 @@ export function renderStatusPage(data: StatusPageData): string {
 <span class="dim">(scrapyd's pages, for dashboards that read them)</span></nav>
 <p>${count("running")} running · ${count("pending")} waiting · ${count("finished")} finished.
 <span class="dim">This page reloads every 5 seconds.</span></p>
+${waitingAlerts(data.undeliveredAlerts ?? 0)}
 ${newJobLink(data.actions)}
 ${actionForms(data.actions, "list")}
 <p class="filters">${filterLine("project", "project", projects, query)}

@@ -18,6 +18,11 @@ import { type RunningProcess, type RunOptions, type RunResult, startCli } from "
 import { sleep } from "../helpers/wait.ts";
 import { JobStore } from "../../src/serve/job_store.ts";
 import { servePaths } from "../../src/serve/paths.ts";
+import { join } from "node:path";
+import { type FixtureSite, startFixtureSite } from "../helpers/fixture_site.ts";
+import { sendSignal } from "../helpers/signal.ts";
+import { processGone } from "./_job_helpers.ts";
+import { withTempDir } from "./_setup.ts";
 
 /** tests/serve/fixtures/e2e: the project the end-to-end tests serve as `shop` (books.ts, stubborn.ts). */
 export const E2E_PROJECT: string = fileURLToPath(new URL("./fixtures/e2e", import.meta.url));
@@ -200,4 +205,48 @@ export async function curlWithStatus(args: string[]): Promise<{ status: number; 
 /** The lines of a JSON Lines text, each parsed (a line that is not whole JSON throws). */
 export function jsonLines(text: string): Record<string, unknown>[] {
   return text.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line));
+}
+
+/** What a test that kills and restarts the service works with: see {@link withRestarts}. */
+export interface Restarts {
+  site: FixtureSite;
+  /** The --dir every service of the test shares. */
+  serveDir: string;
+  /** A file not there yet: the e2e spider's jobs given `gate` keep running until the test writes it. */
+  gate: string;
+  /** Starts a service on serveDir; every service started is stopped at the end, whatever happens. */
+  start(extra?: string[], options?: RunOptions): Promise<ServeProcess>;
+  /** A crawl that outlives its killed service: killed at the end if it still runs. */
+  orphan(pid: number): void;
+}
+
+/**
+ * Runs `body` with a fixture site of `books` books and a temp directory for services started and killed one after
+ * the other on one --dir; afterwards the services are stopped (the last started first), the site closed and any
+ * orphaned crawl killed.
+ */
+export async function withRestarts(books: number, body: (restarts: Restarts) => Promise<void>): Promise<void> {
+  const site = await startFixtureSite({ books });
+  const services: ServeProcess[] = [];
+  const orphans: number[] = [];
+  try {
+    await withTempDir(async (dir) => {
+      const serveDir = join(dir, "serve");
+      await body({
+        site,
+        serveDir,
+        gate: join(dir, "gate"),
+        async start(extra = [], options = {}) {
+          const service = await startServe(serveDir, extra, options);
+          services.push(service);
+          return service;
+        },
+        orphan: (pid) => void orphans.push(pid),
+      });
+    });
+  } finally {
+    for (const service of services.reverse()) await stopQuietly(service);
+    await site.close();
+    for (const pid of orphans) if (!(await processGone(pid))) await sendSignal(pid, "SIGKILL").catch(() => {});
+  }
 }

@@ -102,7 +102,7 @@ Deno.test("--alert-start sends the start of every job to the service's webhook, 
     alerts.started(job("loud", []));
     alerts.ended({ ...job("quiet", ["alert_start=false"]), state: "finished", outcome: "finished" }, null);
     const calls = await receiver.waitForCalls(2);
-    await alerts.settle(5_000);
+    await alerts.stop(5_000);
     assert.deepEqual(
       receiver.calls.map((call) => [call.body.event, (call.body.job as Record<string, unknown>).id]).sort(),
       [["ended", "quiet"], ["started", "loud"]],
@@ -110,7 +110,7 @@ Deno.test("--alert-start sends the start of every job to the service's webhook, 
     assert.equal(calls.length, 2);
     const quiet = new JobAlerts({ nodeName: "box", webhook: receiver.url, log: silent });
     quiet.started(job("default", []));
-    await quiet.settle(5_000);
+    await quiet.stop(5_000);
     assert.equal(receiver.calls.length, 2, "no start alert unless asked for");
   } finally {
     await receiver.close();

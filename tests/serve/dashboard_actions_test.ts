@@ -2,7 +2,7 @@
  * The dashboard's actions at the request level, on the real job service (jobs.db, the runner starting the fake
  * crawl) and the real app: what a browser's form posts do, and every post that is not the service's own page's
  * refused (no token, a wrong one, another session's, a foreign Origin, Origin null, a cross-site fetch, a rebinding
- * Host) with nothing done. The JSON API answers as before. With a login, the buttons need it. About 10 s (a few fake
+ * Host, a form of more than 1,024 fields) with nothing done. The JSON API answers as before. With a login, the buttons need it. About 10 s (a few fake
  * crawl processes).
  */
 import assert from "node:assert/strict";
@@ -115,6 +115,16 @@ Deno.test("form posts without the session's token, or from anywhere but the serv
       [
         "a cross-site fetch",
         browser.post("/ui/schedule", { ...job, [TOKEN_FIELD]: browser.token }, { "sec-fetch-site": "cross-site" }),
+        403,
+      ],
+      [
+        // The right token, in a form of more fields than any of the dashboard's: read as empty (form_fields.ts).
+        "more than 1,024 fields",
+        browser.post("/ui/schedule", {
+          ...job,
+          [TOKEN_FIELD]: browser.token,
+          ...Object.fromEntries(Array.from({ length: 1_024 }, (_, i) => [`pad${i}`, "x"])),
+        }),
         403,
       ],
       [

@@ -7,63 +7,51 @@ import { startFixtureSite } from "../helpers/fixture_site.ts";
 import { sendSignal } from "../helpers/signal.ts";
 import { exists, processGone } from "./_job_helpers.ts";
 import { withTempDir } from "./_setup.ts";
-import { jsonLines, poll, type ServeProcess, startServe, stopQuietly } from "./_e2e_service.ts";
+import { jsonLines, poll, type ServeProcess, startServe, stopQuietly, withRestarts } from "./_e2e_service.ts";
 
 const BOOKS = 8;
 
 Deno.test("after kill -9 and a restart the running job is lost, finished ones keep logs and items, waiting ones start", async () => {
-  const site = await startFixtureSite({ books: BOOKS });
-  let first: ServeProcess | undefined;
-  let second: ServeProcess | undefined;
-  let orphan: number | undefined;
-  try {
-    await withTempDir(async (dir) => {
-      const serveDir = join(dir, "serve");
-      const gate = join(dir, "gate");
-      first = await startServe(serveDir, ["--max-jobs", "1"]);
-      const books = { project: "shop", spider: "books", site: site.url };
-      await first.post("schedule.json", { ...books, jobid: "done" });
-      const done = await first.waitForJob("done", "finished");
-      assert.equal(done.outcome, "finished");
-      await first.post("schedule.json", { ...books, jobid: "cut", gate });
-      await first.post("schedule.json", { ...books, jobid: "later" });
-      const cut = await first.waitForJob("cut", "running");
-      orphan = cut.pid!;
-      await poll("items of the running job", async () => {
-        return jsonLines((await first!.text(cut.items_url)).body).length === BOOKS || undefined;
-      });
-      assert.deepEqual((await first.jobs()).pending.map((job) => job.id), ["later"]);
-
-      await first.process.kill("SIGKILL");
-      const killed = await first.process.wait();
-      assert.equal(killed.signal, "SIGKILL");
-      assert.equal(await processGone(orphan), false, "a job is not told its service died: it runs on unwatched");
-
-      second = await startServe(serveDir, ["--max-jobs", "1"]);
-      await second.process.waitFor(/job cut \(shop\/books\) was running when the service stopped: lost/);
-      const said = second.process.output().stderr + second.process.output().stdout;
-      assert.equal(said.match(/was running when the service/g)?.length, 1, "said once");
-      const lost = await second.waitForJob("cut", "finished");
-      assert.equal(lost.outcome, "lost");
-      const kept = await second.waitForJob("done", "finished");
-      assert.equal(kept.outcome, "finished");
-      assert.equal(jsonLines((await second.text(kept.items_url)).body).length, BOOKS, "its items are still served");
-      assert.match((await second.text(kept.log_url)).body, /crawl finished \{/, "and so is its log");
-      const later = await second.waitForJob("later", "finished");
-      assert.equal(later.outcome, "finished", "the waiting job started after the restart and ran");
-      assert.equal(jsonLines((await second.text(later.items_url)).body).length, BOOKS);
-
-      // The unwatched crawl carries on to its end; it stays lost even though it finishes.
-      await writeFile(gate, "");
-      await poll("the lost job's crawl to end by itself", async () => (await processGone(orphan!)) || undefined);
-      assert.equal((await second.waitForJob("cut", "finished")).outcome, "lost");
+  await withRestarts(BOOKS, async ({ site, gate, start, orphan: keepOrphan }) => {
+    const first = await start(["--max-jobs", "1"]);
+    const books = { project: "shop", spider: "books", site: site.url };
+    await first.post("schedule.json", { ...books, jobid: "done" });
+    const done = await first.waitForJob("done", "finished");
+    assert.equal(done.outcome, "finished");
+    await first.post("schedule.json", { ...books, jobid: "cut", gate });
+    await first.post("schedule.json", { ...books, jobid: "later" });
+    const cut = await first.waitForJob("cut", "running");
+    const orphan = cut.pid!;
+    keepOrphan(orphan);
+    await poll("items of the running job", async () => {
+      return jsonLines((await first.text(cut.items_url)).body).length === BOOKS || undefined;
     });
-  } finally {
-    await stopQuietly(second);
-    await stopQuietly(first);
-    await site.close();
-    if (orphan !== undefined && !(await processGone(orphan))) await sendSignal(orphan, "SIGKILL").catch(() => {});
-  }
+    assert.deepEqual((await first.jobs()).pending.map((job) => job.id), ["later"]);
+
+    await first.process.kill("SIGKILL");
+    const killed = await first.process.wait();
+    assert.equal(killed.signal, "SIGKILL");
+    assert.equal(await processGone(orphan), false, "a job is not told its service died: it runs on unwatched");
+
+    const second = await start(["--max-jobs", "1"]);
+    await second.process.waitFor(/job cut \(shop\/books\) was running when the service stopped: lost/);
+    const said = second.process.output().stderr + second.process.output().stdout;
+    assert.equal(said.match(/was running when the service/g)?.length, 1, "said once");
+    const lost = await second.waitForJob("cut", "finished");
+    assert.equal(lost.outcome, "lost");
+    const kept = await second.waitForJob("done", "finished");
+    assert.equal(kept.outcome, "finished");
+    assert.equal(jsonLines((await second.text(kept.items_url)).body).length, BOOKS, "its items are still served");
+    assert.match((await second.text(kept.log_url)).body, /crawl finished \{/, "and so is its log");
+    const later = await second.waitForJob("later", "finished");
+    assert.equal(later.outcome, "finished", "the waiting job started after the restart and ran");
+    assert.equal(jsonLines((await second.text(later.items_url)).body).length, BOOKS);
+
+    // The unwatched crawl carries on to its end; it stays lost even though it finishes.
+    await writeFile(gate, "");
+    await poll("the lost job's crawl to end by itself", async () => (await processGone(orphan)) || undefined);
+    assert.equal((await second.waitForJob("cut", "finished")).outcome, "lost");
+  });
 });
 
 Deno.test("Ctrl-C stops the service with status 0, its running job cancelled cleanly and its waiting job kept for the next start", async () => {

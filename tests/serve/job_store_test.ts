@@ -206,3 +206,55 @@ Deno.test("a jobs.db made before schedules opens with its jobs, each linked to n
     }
   });
 });
+
+Deno.test("a job's end and its alert are one transaction: both on disk, or neither when the body fails", async () => {
+  await withStore((store, path) => {
+    const outbox = store.alertOutbox();
+    store.add(fakeJob("kept", "/tmp"));
+    store.add(fakeJob("undone", "/tmp"));
+    const alert = { url: "http://127.0.0.1:9/h", body: "{}", what: "job kept ended" };
+    store.together(() => {
+      store.markFinished("kept", "finished");
+      outbox.add(alert, 1);
+    });
+    assert.throws(() =>
+      store.together(() => {
+        store.markFinished("undone", "finished");
+        outbox.add({ ...alert, what: "job undone ended" }, 2);
+        throw new Error("killed here");
+      }), /killed here/);
+    // Read through a connection of its own: what is on disk.
+    const disk = new DatabaseSync(path);
+    try {
+      const states = disk.prepare("SELECT id, state FROM jobs ORDER BY seq").all().map((row) =>
+        `${row.id} ${row.state}`
+      );
+      assert.deepEqual(states, ["kept finished", "undone pending"]);
+      const alerts = disk.prepare("SELECT what FROM alerts").all().map((row) => row.what);
+      assert.deepEqual(alerts, ["job kept ended"]);
+    } finally {
+      disk.close();
+    }
+    outbox.close();
+    assert.equal(store.get("kept")?.state, "finished", "closing the outbox leaves the store's connection open");
+  });
+});
+
+Deno.test("jobs found running at a start are marked lost in the same transaction as what is done with them", async () => {
+  await withStore((store) => {
+    const outbox = store.alertOutbox();
+    store.add(fakeJob("cut", "/tmp"));
+    store.markRunning("cut", 4242);
+    assert.throws(() =>
+      store.markRunningAsLost(5, (lost) => {
+        for (const job of lost) outbox.add({ url: "http://127.0.0.1:9/h", body: "{}", what: `job ${job.id} ended` }, 5);
+        throw new Error("killed here");
+      }), /killed here/);
+    assert.deepEqual([store.get("cut")?.state, outbox.count()], ["running", 0], "neither happened");
+    const seen: string[] = [];
+    const lost = store.markRunningAsLost(6, (jobs) => seen.push(...jobs.map((job) => `${job.id} ${job.outcome}`)));
+    assert.deepEqual(seen, ["cut lost"]);
+    assert.deepEqual(lost.map((job) => [job.id, job.state, job.endedAt]), [["cut", "finished", 6]]);
+    outbox.close();
+  });
+});
