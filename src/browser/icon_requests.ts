@@ -9,9 +9,9 @@
  * tab's life (about 0.4 requests a page on rustdoc; docs/design/browser.md).
  *
  * Refusing the request (`Fetch.failRequest` as it is paused) ends it at once, and Chromium reports that end, unless
- * the next navigation began within that round trip: then the end is lost all the same (seen in about one page in 20 of
- * a tab rendering small pages back to back). So the tab also notes each icon it refused, and when its main frame
- * commits a new document, ends for puppeteer those of the documents before that Chromium left unreported, with the
+ * the next navigation began within that round trip: then the end is lost all the same (seen for 3 or 4 pages of 40
+ * that a tab rendered back to back). So the tab also notes each icon it refused, and when its main frame commits a new
+ * document, ends for puppeteer those of the documents before that Chromium left unreported, with the
  * `Network.loadingFailed` Chromium would have sent. A document that is gone reports nothing more.
  *
  * No launch switch of Chromium 156 stops icon fetching, and no DevTools pattern names icons, so every request of
