@@ -17,6 +17,13 @@ export interface Tree {
   cpu: number;
   /** PSS by kind of process: the crawl (or bare loop) itself, Chromium's browser process, renderers, GPU, ... */
   kinds: Record<string, number>;
+  /** RSS by kind of process, summed (pages shared between processes of a kind counted in each). */
+  rssKinds: Record<string, number>;
+  /**
+   * Anonymous memory by kind of process, summed: the heaps, not the executable's and libraries' pages, which RSS also
+   * counts and which grow in each process as it runs code it had not run before.
+   */
+  anonKinds: Record<string, number>;
   renderers: number;
   /** Each renderer's own PSS (bytes), largest first. */
   rendererPss: number[];
@@ -49,6 +56,8 @@ export async function tree(root: number): Promise<Tree> {
   let cpu = 0;
   let renderers = 0;
   const kinds: Record<string, number> = {};
+  const rssKinds: Record<string, number> = {};
+  const anonKinds: Record<string, number> = {};
   const rendererPss: number[] = [];
   for (const pid of members) {
     const rollup = await readFile(`/proc/${pid}/smaps_rollup`, "utf8").catch(() => "");
@@ -56,15 +65,18 @@ export async function tree(root: number): Promise<Tree> {
     pss += own;
     uss += (Number(/^Private_Clean:\s+(\d+)/m.exec(rollup)?.[1] ?? 0) +
       Number(/^Private_Dirty:\s+(\d+)/m.exec(rollup)?.[1] ?? 0)) * 1024;
-    rss += Number(/^Rss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0) * 1024;
+    const resident = Number(/^Rss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0) * 1024;
+    rss += resident;
     cpu += cpuOf.get(pid) ?? 0;
     const kind = kindOf(await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => ""));
     kinds[kind] = (kinds[kind] ?? 0) + own;
+    rssKinds[kind] = (rssKinds[kind] ?? 0) + resident;
+    anonKinds[kind] = (anonKinds[kind] ?? 0) + Number(/^Anonymous:\s+(\d+)/m.exec(rollup)?.[1] ?? 0) * 1024;
     if (kind === "renderer" && own > 0) {
       renderers++;
       rendererPss.push(own);
     }
   }
   rendererPss.sort((a, b) => b - a);
-  return { pss, uss, rss, cpu, kinds, renderers, rendererPss };
+  return { pss, uss, rss, cpu, kinds, rssKinds, anonKinds, renderers, rendererPss };
 }

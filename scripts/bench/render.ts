@@ -20,9 +20,11 @@
  * For each: pages, pages/s over the whole run (start-up included), CPU seconds, peak PSS of the tree (Chromium's
  * processes share most of their pages, so PSS is the honest sum; RSS summed counts shared pages many times), and
  * for the netweir run the tree's PSS after every 500 (`--every`) rendered pages: the crawl process, the renderers
- * (each one's own) and the rest of Chromium apart, and the lowest the tree and the crawl process were since the mark
- * before. `--only` makes some of the runs, not all (e.g. `--only=netweir` while tuning the pool). `--set` adds settings
- * to the netweir and hybrid runs (`--set=cookies=false`, to measure a clean cookie store for every page).
+ * (each one's own) and the rest of Chromium apart, the lowest the tree and the crawl process were since the mark
+ * before, and the RSS of the crawl process and of Chromium's processes summed (and of that, the anonymous memory,
+ * which leaves out the code pages each process maps in as it runs). `--only` makes some of the runs, not all (e.g.
+ * `--only=netweir` while tuning the pool). `--set` adds settings to the netweir and hybrid runs (`--set=cookies=false`,
+ * to measure a clean cookie store for every page).
  */
 import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -85,7 +87,17 @@ async function measure(
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   let peakPss = 0;
   let peakRss = 0;
-  let atPeak: Tree = { pss: 0, uss: 0, rss: 0, cpu: 0, kinds: {}, renderers: 0, rendererPss: [] };
+  let atPeak: Tree = {
+    pss: 0,
+    uss: 0,
+    rss: 0,
+    cpu: 0,
+    kinds: {},
+    rssKinds: {},
+    anonKinds: {},
+    renderers: 0,
+    rendererPss: [],
+  };
   let cpu = 0;
   const series: Array<[number, Tree]> = [];
   const floors: Array<{ tree: number; crawl: number }> = [];
@@ -274,6 +286,17 @@ try {
           `lowest since the mark before: tree ${mb(all[0].floors[at].tree)}, crawl process ${
             mb(all[0].floors[at].crawl)
           })`,
+      );
+      // RSS too, as `ps` and `top` show it: Chromium's summed over its processes counts what they share many times.
+      const crawlRss = now.rssKinds["crawl process"] ?? 0;
+      const chromiumAnon = Object.entries(now.anonKinds).filter(([kind]) => kind !== "crawl process")
+        .reduce((sum, [, bytes]) => sum + bytes, 0);
+      const chromiumRss = `Chromium ${mb(now.rss - crawlRss)} summed over ${now.renderers} renderers and the rest`;
+      console.log(
+        `      RSS: crawl process ${mb(crawlRss)}, ${chromiumRss}, of which anonymous ${mb(chromiumAnon)}; ` +
+          `PSS of Chromium's browser process ${mb(now.kinds["browser"] ?? 0)}, network ${
+            mb(now.kinds["network"] ?? 0)
+          }`,
       );
     }
   }

@@ -5,6 +5,7 @@
  */
 import type { BrowserContext, CDPSession, Page, Protocol } from "puppeteer-core";
 import type { Logger } from "../spider/types.ts";
+import { ICON_PATTERN, IconRequests, isIconRequest } from "./icon_requests.ts";
 
 /** What a render listens to on its tab while it has it. */
 export interface TabListener {
@@ -127,6 +128,7 @@ export async function openTab(
   try {
     const session = await page.createCDPSession();
     let loadedWaiters: Array<() => void> = [];
+    const icons = new IconRequests();
     const { frameTree } = await session.send("Page.getFrameTree");
     const tab: Tab = {
       page,
@@ -157,7 +159,10 @@ export async function openTab(
       for (const resolve of waiters) resolve();
     });
     session.on("Fetch.requestPaused", (event) => {
-      if (tab.listener) tab.listener.onRequestPaused(event);
+      // The page's icon, which Chromium asks for after the load, often once the tab is given back: refused whoever
+      // has the tab (src/browser/icon_requests.ts says why).
+      if (isIconRequest(event)) icons.refuse(session, event);
+      else if (tab.listener) tab.listener.onRequestPaused(event);
       else session.send("Fetch.continueRequest", { requestId: event.requestId }).catch(() => {});
     });
     session.on("Fetch.authRequired", (event) => {
@@ -169,8 +174,17 @@ export async function openTab(
         }).catch(() => {});
       }
     });
-    session.on("Network.loadingFinished", (event) => tab.listener?.onLoadingFinished(event));
-    session.on("Network.loadingFailed", (event) => tab.listener?.onLoadingFailed(event));
+    session.on("Network.loadingFinished", (event) => {
+      icons.ended(event.requestId);
+      tab.listener?.onLoadingFinished(event);
+    });
+    session.on("Network.loadingFailed", (event) => {
+      icons.ended(event.requestId);
+      tab.listener?.onLoadingFailed(event);
+    });
+    session.on("Page.frameNavigated", (event) => {
+      if (event.frame.id === tab.mainFrameId) icons.committed(page);
+    });
     session.on("Network.responseReceived", (event) => tab.listener?.onResponseReceived(event));
     session.on("Network.requestWillBeSent", (event) => {
       // Every document's origin, the page's and its frames': whose storage the tab is cleaned of after the render.
@@ -189,7 +203,10 @@ export async function openTab(
     // Only for its events (bytes counted, a submitted form's answer): no buffer of response bodies, which
     // Chromium would otherwise keep per session for a getResponseBody that never comes.
     await session.send("Network.enable", { maxTotalBufferSize: 0, maxResourceBufferSize: 0 });
-    const patterns: Protocol.Fetch.RequestPattern[] = [{ resourceType: "Document", requestStage: "Request" }];
+    const patterns: Protocol.Fetch.RequestPattern[] = [
+      { resourceType: "Document", requestStage: "Request" },
+      ICON_PATTERN,
+    ];
     for (const type of setup.blockTypes) {
       patterns.push({ resourceType: type as Protocol.Network.ResourceType, requestStage: "Request" });
     }

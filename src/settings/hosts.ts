@@ -60,7 +60,12 @@ export function normaliseHosts(value: Record<string, unknown>, rows: Record<stri
         throw new TypeError(`${pattern}: ${given} is not a per-host setting (those are ${known.join(", ")})`);
       }
       if (key === "render") {
-        if (typeof setting !== "boolean") throw new TypeError(`${pattern}: render must be true or false`);
+        // Not "auto": whether to render is decided per kind of page, which the host is already part of, by the
+        // request, its rule or the `render` setting; see docs/browser.md.
+        if (typeof setting !== "boolean") {
+          const hint = setting === "auto" ? ` ("auto" is for requests, rules and the render setting)` : "";
+          throw new TypeError(`${pattern}: render must be true or false${hint}`);
+        }
         normal.render = setting;
         continue;
       }

@@ -31,7 +31,11 @@ Deno.test("hosts refuses a bad pattern, an unknown key and a bad value, naming t
   );
   assert.throws(
     () => new Settings({ hosts: { "x.com": { render: "yes" } } }).resolve(),
-    /x\.com: render must be true or false/,
+    /x\.com: render must be true or false$/,
+  );
+  assert.throws(
+    () => new Settings({ hosts: { "x.com": { render: "auto" } } }).resolve(),
+    /x\.com: render must be true or false \("auto" is for requests, rules and the render setting\)$/,
   );
   assert.throws(
     () => new Settings({ hosts: { "x.com": { per_domain: 0 } } }).resolve(),
