@@ -17,6 +17,22 @@ import { newKey, openFrontier } from "./_frontier.ts";
 
 const url = (n: number | string) => `http://127.0.0.1:9/page/${n}`;
 
+/**
+ * A process that goes silent: its clock never moves, so it sends no heartbeat, as if stopped with SIGSTOP. Its own
+ * lease is long: each of its calls may take a third of it before it counts as failed, and a failed call waits on its
+ * clock before it is tried again, which this clock never lets happen (with a 1 s lease, a call slower than 334 ms on
+ * a loaded machine hung the test for good). What takes it for dead is the other process's shorter lease below.
+ */
+function openSilent(redisUrl: string, key: string) {
+  return openFrontier(redisUrl, key, { leaseSeconds: 60, clock: new ManualClock() });
+}
+
+/** The lease of the process that joins after the silent one: its first heartbeat takes back what that one held. */
+const JOINING_LEASE = 2;
+
+/** Long enough for the silent process to be taken for dead by one with JOINING_LEASE. */
+const SILENCE_MS = JOINING_LEASE * 1000 + 300;
+
 /** Leases until one of `want` comes, for up to `ms`: the pages given back reach the queue a heartbeat later. */
 async function leaseUntil(frontier: RedisFrontier, want: string, ms: number): Promise<Lease | undefined> {
   const deadline = Date.now() + ms;
@@ -35,14 +51,14 @@ Deno.test("a process taken for dead and resumed queues the links of its own requ
   const redis = await startRedis();
   const key = newKey();
   // Its clock never moves: no heartbeat goes, as in a process stopped with SIGSTOP.
-  const { frontier: stopped, log } = await openFrontier(redis.url, key, { leaseSeconds: 1, clock: new ManualClock() });
+  const { frontier: stopped, log } = await openSilent(redis.url, key);
   try {
     await stopped.push([new Request({ url: url("chain-1") })]);
     const [first] = await stopped.lease(1);
     assert.equal(first.request.url, url("chain-1"));
-    // Silent for more than its lease: the next process to beat takes its request back, and leaves.
-    await sleep(1300);
-    const { frontier: other } = await openFrontier(redis.url, key, { leaseSeconds: 1 });
+    // Silent for longer than the lease of the next process to beat, which takes its request back, and leaves.
+    await sleep(SILENCE_MS);
+    const { frontier: other } = await openFrontier(redis.url, key, { leaseSeconds: JOINING_LEASE });
     assert.equal(other.stats().leases_reclaimed, 1);
     await other.close();
 
@@ -145,14 +161,14 @@ Deno.test("a finish tried again after Redis came back sends the page's links aga
 Deno.test("a page held when the process forgot, finished with links, has the crawl forget the links it noted since", async () => {
   const redis = await startRedis();
   const key = newKey();
-  const { frontier: stopped } = await openFrontier(redis.url, key, { leaseSeconds: 1, clock: new ManualClock() });
+  const { frontier: stopped } = await openSilent(redis.url, key);
   let forgot = 0;
   stopped.onForget(() => forgot++);
   try {
     await stopped.push([new Request({ url: url("a") }), new Request({ url: url("b") })]);
     const [a, b] = await stopped.lease(2);
-    await sleep(1300);
-    const { frontier: other } = await openFrontier(redis.url, key, { leaseSeconds: 1 });
+    await sleep(SILENCE_MS);
+    const { frontier: other } = await openFrontier(redis.url, key, { leaseSeconds: JOINING_LEASE });
     await other.close();
     // The first call after it was taken for dead finds out: the crawl forgets what it had noted.
     await stopped.finish(a, []);
