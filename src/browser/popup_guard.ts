@@ -34,12 +34,22 @@ export interface PopupGuardOptions {
 /** How long a popup that asks for no document (an empty window a script writes into) stays before it is closed. */
 const POPUP_EMPTY_MS = 500;
 
+/**
+ * Popups closed, remembered so that a document one asks for after its close was sent is refused too: on a slow
+ * machine a popup's first request can come after the guard gave up waiting for it and closed it, and before the close
+ * took effect; forgotten, it went through (past robots.txt and allowed domains). Target ids are never reused; the
+ * oldest are dropped past this many.
+ */
+const CLOSED_REMEMBERED = 10_000;
+
 /** Target types that belong to a browser context, and so to one user of a shared browser. */
 const CONTEXT_TARGETS = new Set(["page", "iframe", "worker", "service_worker", "shared_worker", "webview", "other"]);
 
 export class PopupGuard {
   /** Popups not closed yet, by target id: who opened each, and the address of the document it asked for. */
   readonly #popups = new Map<string, ClosedPopup & { timer: ReturnType<typeof setTimeout> }>();
+  /** Target ids of popups closed (see CLOSED_REMEMBERED), oldest first. */
+  readonly #closed = new Set<string>();
   readonly #transport: CommandTransport;
   readonly #options: PopupGuardOptions;
 
@@ -68,7 +78,11 @@ export class PopupGuard {
       // A page's main frame has the page's target id.
       const popup = this.#popups.get(event.frameId);
       if (popup === undefined) {
-        session.send("Fetch.continueRequest", { requestId: event.requestId }).catch(() => {});
+        const refuse = this.#closed.has(event.frameId);
+        const answer = refuse
+          ? session.send("Fetch.failRequest", { requestId: event.requestId, errorReason: "BlockedByClient" })
+          : session.send("Fetch.continueRequest", { requestId: event.requestId });
+        answer.catch(() => {});
         return;
       }
       popup.url = event.request.url;
@@ -82,6 +96,12 @@ export class PopupGuard {
   clear(): void {
     for (const popup of this.#popups.values()) clearTimeout(popup.timer);
     this.#popups.clear();
+    this.#closed.clear();
+  }
+
+  /** Whether a document of target `targetId` would be refused: a popup waiting to be closed, or one closed. */
+  refuses(targetId: string): boolean {
+    return this.#popups.has(targetId) || this.#closed.has(targetId);
   }
 
   #close(targetId: string): void {
@@ -89,6 +109,8 @@ export class PopupGuard {
     if (popup === undefined) return;
     this.#popups.delete(targetId);
     clearTimeout(popup.timer);
+    this.#closed.add(targetId);
+    if (this.#closed.size > CLOSED_REMEMBERED) this.#closed.delete(this.#closed.values().next().value!);
     this.#transport.command("Target.closeTarget", { targetId });
     this.#options.onPopup?.({ url: popup.url || "about:blank", openerId: popup.openerId });
   }
