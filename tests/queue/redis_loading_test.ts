@@ -39,7 +39,9 @@ Deno.test("a process, queue status and queue push started while Redis loads its 
     const { frontier, log } = opened;
     try {
       assert.ok(log.lines.some((line) => /is loading its data; waiting/.test(line)), log.lines.join("\n"));
-      assert.equal(status.waiting, 0);
+      // Status and push both waited for the load and went at once when it ended, in either order: the pushed URL is
+      // waiting or not yet. (CI saw 1 once; 0 before.)
+      assert.ok(status.waiting === 0 || status.waiting === 1, `waiting ${status.waiting}`);
       assert.deepEqual(pushed, { pushed: 1, skipped: 0 });
       const [lease] = await frontier.lease(1);
       assert.equal(lease.request.url, "http://127.0.0.1:9/page/1");
