@@ -12,7 +12,7 @@
  * and its method is idempotent. Idle connections are closed after IDLE_MS, before most servers' own timeouts.
  */
 import type { HttpClient, HttpRequest, HttpResponse } from "../types.ts";
-import { type Framing, framingOf, type ResponseHead, Wire, type WireSocket } from "./wire.ts";
+import { type Framing, framingOf, ReadBuffers, type ResponseHead, Wire, type WireSocket } from "./wire.ts";
 
 /** Opens a connection to a URL's host and port (TLS for https:). */
 export type Dial = (url: URL) => Promise<WireSocket>;
@@ -76,9 +76,9 @@ function latin1Bytes(text: string): Uint8Array {
 }
 
 /** Waits for a connection, giving up (and closing it when it comes) if the request is aborted first. */
-function connect(dial: Dial, url: URL, signal: AbortSignal | undefined): Promise<Wire> {
+function connect(dial: Dial, url: URL, signal: AbortSignal | undefined, buffers: ReadBuffers): Promise<Wire> {
   const dialing = dial(url);
-  if (!signal) return dialing.then((socket) => new Wire(socket));
+  if (!signal) return dialing.then((socket) => new Wire(socket, buffers));
   return new Promise((resolve, reject) => {
     const onAbort = () => {
       reject(signal.reason);
@@ -88,7 +88,7 @@ function connect(dial: Dial, url: URL, signal: AbortSignal | undefined): Promise
     dialing.then((socket) => {
       signal.removeEventListener("abort", onAbort);
       if (signal.aborted) socket.close();
-      else resolve(new Wire(socket));
+      else resolve(new Wire(socket, buffers));
     }, (error) => {
       signal.removeEventListener("abort", onAbort);
       reject(error);
@@ -101,6 +101,7 @@ export function wireHttpClient(options: WireClientOptions): HttpClient {
   const idleMs = options.idleMs ?? IDLE_MS;
   const maxIdle = options.maxIdle ?? MAX_IDLE;
   const idle = new Map<string, Idle[]>();
+  const buffers = new ReadBuffers();
   const busy = new Set<Wire>();
   let idleCount = 0;
   let sweeper: ReturnType<typeof setInterval> | undefined;
@@ -240,7 +241,7 @@ export function wireHttpClient(options: WireClientOptions): HttpClient {
         // The request sent again goes on a new connection: the other idle ones to this origin are likely as stale as
         // the one that failed (a server's keep-alive timeout closes them all), and a second failure is not retried.
         const reused = attempt === 0 ? take(key) : undefined;
-        const wire = reused ?? await connect(options.dial, url, signal);
+        const wire = reused ?? await connect(options.dial, url, signal, buffers);
         busy.add(wire);
         // Closing the socket makes a pending read or write fail at once: that is how an abort stops the exchange.
         const onAbort = () => drop(wire);

@@ -24,6 +24,28 @@ export const MAX_HEAD_BYTES = 256 * 1024;
 const INITIAL_BUFFER = 16 * 1024;
 /** The buffer of an idle connection: none (see Wire.release). */
 const NO_BUFFER = new Uint8Array(0);
+
+/**
+ * Read buffers given up by connections going idle, for the next connection that reads: a broad crawl keeps thousands
+ * of idle connections, which hold no buffer, and a response on a kept connection does not allocate a new one (16 KB
+ * a response was garbage for the collector). Only buffers of the first size are kept, at most `max` of them.
+ */
+export class ReadBuffers {
+  readonly #free: Uint8Array[] = [];
+  readonly #max: number;
+
+  constructor(max = 256) {
+    this.#max = max;
+  }
+
+  take(): Uint8Array {
+    return this.#free.pop() ?? new Uint8Array(INITIAL_BUFFER);
+  }
+
+  give(buffer: Uint8Array): void {
+    if (buffer.length === INITIAL_BUFFER && this.#free.length < this.#max) this.#free.push(buffer);
+  }
+}
 const LF = 10;
 const CR = 13;
 
@@ -52,14 +74,18 @@ export class WireError extends Error {
 /** A socket with a read buffer: what was read past one response's end stays for the next read. */
 export class Wire {
   readonly socket: WireSocket;
-  #buffer = new Uint8Array(INITIAL_BUFFER);
+  readonly #buffers: ReadBuffers;
+  #buffer: Uint8Array;
   #start = 0;
   #end = 0;
   /** Bytes read from the socket so far: unchanged across a failed exchange means the server sent nothing. */
   bytesRead = 0;
 
-  constructor(socket: WireSocket) {
+  /** `buffers`: where its read buffer comes from and goes back to while idle (the client's; its own when absent). */
+  constructor(socket: WireSocket, buffers = new ReadBuffers(0)) {
     this.socket = socket;
+    this.#buffers = buffers;
+    this.#buffer = buffers.take();
   }
 
   /** Bytes read and not yet used. */
@@ -69,18 +95,19 @@ export class Wire {
 
   /**
    * Gives up the read buffer of a connection going idle, when nothing is left in it: a broad crawl keeps thousands of
-   * idle connections, and 16 KB each (more, grown by a long head) would be most of its memory. The next read takes a
-   * new one.
+   * idle connections, and 16 KB each (more, grown by a long head) would be most of its memory. The buffer goes back to
+   * the client's ReadBuffers, and the next read takes one from there.
    */
   release(): void {
-    if (this.#start !== this.#end) return;
+    if (this.#start !== this.#end || this.#buffer === NO_BUFFER) return;
+    this.#buffers.give(this.#buffer);
     this.#buffer = NO_BUFFER;
     this.#start = this.#end = 0;
   }
 
   /** Reads more from the socket into the buffer; false at the end of the stream. */
   async #fill(): Promise<boolean> {
-    if (this.#buffer === NO_BUFFER) this.#buffer = new Uint8Array(INITIAL_BUFFER);
+    if (this.#buffer === NO_BUFFER) this.#buffer = this.#buffers.take();
     if (this.#end === this.#buffer.length) {
       const used = this.#end - this.#start;
       if (this.#start > 0 && used <= this.#buffer.length / 2) {
