@@ -86,28 +86,31 @@ export class Plain${i} extends Spider {
 /** Requests of each kind before timing starts: module loading and first-use costs are not what is measured. */
 const WARM_UP = 5;
 
+/** The bench's old jobs: project shop, spider plain, one a second, every fourth and fifth not finished well. */
+const OLD_OUTCOMES: JobOutcome[] = ["finished", "finished", "finished", "failed", "cancelled"];
+const oldJobId = (i: number) => `old-${String(i).padStart(5, "0")}`;
+const OLD_JOB = {
+  project: "shop",
+  spider: "plain",
+  file: PLAIN,
+  cwd: SHOP,
+  priority: 0,
+  settings: ["max_items=500", "concurrency=8"],
+  args: ["category=fiction"],
+};
+
 /** Fills DIR/jobs.db with finished jobs of project shop, spider plain, ended a second apart, the last one now. */
 async function fillJobTable(dir: string, count: number): Promise<void> {
   const lock = await acquireDirLock(dir);
   const store = new JobStore(join(dir, "jobs.db"));
   try {
-    const outcomes: JobOutcome[] = ["finished", "finished", "finished", "failed", "cancelled"];
     const start = Date.now() - count * 1000;
     for (let i = 0; i < count; i++) {
       const at = start + i * 1000;
-      const id = `old-${String(i).padStart(5, "0")}`;
-      store.add({
-        id,
-        project: "shop",
-        spider: "plain",
-        file: PLAIN,
-        cwd: SHOP,
-        priority: 0,
-        settings: ["max_items=500", "concurrency=8"],
-        args: ["category=fiction"],
-      }, at);
+      const id = oldJobId(i);
+      store.add({ id, ...OLD_JOB }, at);
       store.markRunning(id, 10_000 + i, at + 100);
-      store.markFinished(id, outcomes[i % outcomes.length], at + 900);
+      store.markFinished(id, OLD_OUTCOMES[i % OLD_OUTCOMES.length], at + 900);
     }
     const schedules = new ScheduleStore(join(dir, "jobs.db"));
     try {
@@ -139,19 +142,12 @@ async function fillJobTable(dir: string, count: number): Promise<void> {
 /** Renders the status page over `finished` jobs and `count` schedules, as records; prints time per render and size. */
 function measureRender(finished: number, count: number): void {
   const start = Date.now() - finished * 1000;
-  const outcomes: JobOutcome[] = ["finished", "finished", "finished", "failed", "cancelled"];
   const job = (i: number): JobRecord => ({
-    id: `old-${String(i).padStart(5, "0")}`,
-    project: "shop",
-    spider: "plain",
-    file: PLAIN,
-    cwd: SHOP,
-    priority: 0,
-    settings: ["max_items=500", "concurrency=8"],
-    args: ["category=fiction"],
+    id: oldJobId(i),
+    ...OLD_JOB,
     schedule: null,
     state: "finished",
-    outcome: outcomes[i % outcomes.length],
+    outcome: OLD_OUTCOMES[i % OLD_OUTCOMES.length],
     createdAt: start + i * 1000,
     startedAt: start + i * 1000 + 100,
     endedAt: start + i * 1000 + 900,

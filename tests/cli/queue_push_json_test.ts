@@ -8,19 +8,10 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { hostList } from "../queue/_layout.ts";
 import { startFixtureSite } from "../helpers/fixture_site.ts";
-import { type RedisServer, startRedis } from "../helpers/redis.ts";
+import { withRedis } from "../helpers/redis.ts";
 import { assertFailed, assertPrinted } from "./_queue_asserts.ts";
 import { runCli } from "../helpers/cli.ts";
 import { fixture, jsonLines, withTempDir } from "./_run.ts";
-
-async function withRedis(body: (redis: RedisServer) => Promise<void>): Promise<void> {
-  const redis = await startRedis();
-  try {
-    await body(redis);
-  } finally {
-    await redis.stop();
-  }
-}
 
 const echo = "http://127.0.0.1:8000/echo";
 

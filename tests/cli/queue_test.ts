@@ -17,22 +17,13 @@ import { CLI_PATH, runCli, startCli } from "../helpers/cli.ts";
 import { assertFailed, assertPrinted } from "./_queue_asserts.ts";
 import { startFixtureSite } from "../helpers/fixture_site.ts";
 import { freePort } from "../helpers/free_port.ts";
-import { type RedisServer, startRedis } from "../helpers/redis.ts";
+import { startRedis, withRedis } from "../helpers/redis.ts";
 import { sendSignal } from "../helpers/signal.ts";
 import { fixture, withTempDir } from "./_run.ts";
 import { Fed } from "./fixtures/fed_spider.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
 const book = (n: number) => `http://127.0.0.1:8000/catalogue/book-${n}.html`;
-
-async function withRedis(body: (redis: RedisServer) => Promise<void>): Promise<void> {
-  const redis = await startRedis();
-  try {
-    await body(redis);
-  } finally {
-    await redis.stop();
-  }
-}
 
 Deno.test("queue push puts URLs from its arguments into the crawl's queue, leaving out those already seen", async () => {
   await withRedis(async (redis) => {

@@ -206,3 +206,13 @@ export async function startRedis(options: RedisOptions = {}): Promise<RedisServe
     command: (...args) => sendCommand(port, args),
   };
 }
+
+/** Runs `body` with a redis-server of its own, stopped however `body` ends. */
+export async function withRedis(body: (redis: RedisServer) => Promise<void>): Promise<void> {
+  const redis = await startRedis();
+  try {
+    await body(redis);
+  } finally {
+    await redis.stop();
+  }
+}
